@@ -1,0 +1,1 @@
+"""Run test suites against mutants, score them, report, and build exercises."""

@@ -1,0 +1,1 @@
+"""libcst rewrites that inject realistic bugs, the Mutant record, and the engine."""

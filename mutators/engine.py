@@ -1,0 +1,215 @@
+"""Enumerate the mutants of files: parse once, visit once, splice each proposal, keep the valid.
+
+Every kept mutant parses and compiles; two mutants that compile to the same code are one
+mutant; a mutant whose bytecode equals the original's is trivially equivalent and dropped
+(both are counted, so a report can say how many).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import marshal
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import CodeType
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
+
+from harness.errors import SourceError
+from mutators.context import Context
+from mutators.mutant import Mutant, unified_diff
+from mutators.sites import Proposal, collect, pragma_lines
+from mutators.splice import Splice, line_starts, splice
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileMutants:
+    file: str
+    mutants: tuple[Mutant, ...]
+    dropped_equivalent: int
+    dropped_duplicates: int
+    dropped_invalid: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Enumeration:
+    mutants: tuple[Mutant, ...]
+    files: tuple[FileMutants, ...]
+    seconds: float
+
+    @property
+    def dropped_equivalent(self) -> int:
+        return sum(f.dropped_equivalent for f in self.files)
+
+    @property
+    def dropped_duplicates(self) -> int:
+        return sum(f.dropped_duplicates for f in self.files)
+
+    @property
+    def dropped_invalid(self) -> int:
+        return sum(f.dropped_invalid for f in self.files)
+
+
+def parse(source: str, file: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise SourceError(
+            f"{file}:{error.raw_line}: cannot parse: {error.message}"
+        ) from None
+
+
+def code_digest(source: str, filename: str) -> bytes | None:
+    """A digest of the compiled module that ignores line numbers; None if it does not compile."""
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    return hashlib.blake2b(marshal.dumps(_without_positions(code)), digest_size=16).digest()
+
+
+def _without_positions(code: CodeType) -> CodeType:
+    consts = tuple(
+        _without_positions(const) if isinstance(const, CodeType) else const
+        for const in code.co_consts
+    )
+    return code.replace(co_consts=consts, co_linetable=b"", co_firstlineno=1)
+
+
+def mutant_id(file: str, operator: str, scope: str, original: str, mutated: str, ordinal: int) -> str:
+    """Eight characters from stable facts of the site, never from a position in a list."""
+    key = "\0".join((file, operator, scope, original, mutated, str(ordinal)))
+    digest = hashlib.sha256(key.encode()).digest()
+    return base64.b32encode(digest).decode()[:8].lower()
+
+
+def _scope_and_function(ctx: Context, node: cst.CSTNode) -> tuple[str, str | None]:
+    """Qualified name of the site's scope, and of the outermost function whose body holds it."""
+    names: list[str] = []
+    body_of: list[bool] = []  # for each name: is the site inside that def's body?
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+            names.append(ancestor.name.value)
+            body_of.append(isinstance(ancestor, cst.FunctionDef) and child is ancestor.body)
+        child = ancestor
+    names.reverse()
+    body_of.reverse()
+    scope = ".".join(names)
+    for depth, in_body in enumerate(body_of):
+        if in_body:
+            return scope, ".".join(names[: depth + 1])
+    return scope, None
+
+
+def mutants_of_source(
+    source: str, *, file: str, module: str, mutators: Sequence
+) -> FileMutants:
+    tree = parse(source, file)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    ctx, proposals = collect(wrapper, mutators)
+    pragmas = pragma_lines(source)
+    positions = wrapper.resolve(WhitespaceInclusivePositionProvider)
+    starts = line_starts(source)
+    original_digest = code_digest(source, file)
+    if original_digest is None:
+        raise SourceError(f"{file}: does not compile")
+    seen: set[bytes] = set()
+    ordinals: Counter[tuple[str, ...]] = Counter()
+    kept: list[Mutant] = []
+    equivalent = duplicates = invalid = 0
+    for proposal in proposals:
+        target = proposal.rewrite.target
+        result = splice(ctx, source, starts, target, positions[target], proposal.rewrite.replacement)
+        if result and _has_pragma(result, pragmas):
+            continue
+        digest = code_digest(result.text, file) if result else None
+        if result is None or digest is None:
+            invalid += 1
+        elif digest == original_digest:
+            equivalent += 1
+        elif digest in seen:
+            duplicates += 1
+        else:
+            seen.add(digest)
+            kept.append(_mutant(ctx, proposal, result, source, file, module, ordinals))
+    return FileMutants(
+        file=file,
+        mutants=tuple(kept),
+        dropped_equivalent=equivalent,
+        dropped_duplicates=duplicates,
+        dropped_invalid=invalid,
+    )
+
+
+def _has_pragma(result: Splice, pragmas: frozenset[int]) -> bool:
+    last = result.span.end_line - (result.span.end_column == 0 and result.span.end_line > result.span.line)
+    return any(line in pragmas for line in range(result.span.line, last + 1))
+
+
+def _mutant(ctx, proposal: Proposal, result: Splice, source, file, module, ordinals) -> Mutant:
+    mutator = proposal.mutator
+    scope, function = _scope_and_function(ctx, proposal.rewrite.target)
+    key = (mutator.name, scope, result.original, result.mutated)
+    ordinal = ordinals[key]
+    ordinals[key] += 1
+    explanation = proposal.rewrite.explanation or mutator.explanation
+    return Mutant(
+        id=mutant_id(file, mutator.name, scope, result.original, result.mutated, ordinal),
+        operator=mutator.name,
+        family=mutator.family,
+        file=file,
+        module=module,
+        function=function,
+        scope=scope,
+        span=result.span,
+        original=result.original,
+        mutated=result.mutated,
+        explanation=explanation.format(
+            original=_short(result.original), mutated=_short(result.mutated)
+        ),
+        diff=unified_diff(file, source, result.text),
+    )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def module_name(path: Path) -> str:
+    """The dotted name under which `path` is imported: walk up through package folders."""
+    path = path.resolve()
+    parts = [] if path.name == "__init__.py" else [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").exists():
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts))
+
+
+def enumerate_mutants(
+    files: Iterable[Path], *, root: Path, mutators: Sequence
+) -> Enumeration:
+    """The mutants of `files` (already discovered), each file read, parsed and visited once."""
+    started = time.perf_counter()
+    results = []
+    for path in files:
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise SourceError(f"{relative}: cannot read: {error}") from None
+        results.append(
+            mutants_of_source(source, file=relative, module=module_name(path), mutators=mutators)
+        )
+    return Enumeration(
+        mutants=tuple(m for r in results for m in r.mutants),
+        files=tuple(results),
+        seconds=time.perf_counter() - started,
+    )

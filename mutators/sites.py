@@ -1,0 +1,126 @@
+"""Walk a module once and collect every mutator's proposals, skipping code that is noise.
+
+No noise: annotations, docstrings, `raise` statements (their messages), assert messages,
+logging and warning calls, decorators, imports and `if TYPE_CHECKING:` blocks are never
+mutated, nor is any site on a line ending in `# pragma: no mutate`. In measurements of peer
+tools half of all survivors sat in such places, which no test can or should kill.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import MetadataWrapper
+
+from mutators.base import Mutator, Rewrite, as_rewrites
+from mutators.context import Context
+
+PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
+_LOGGERS = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_log", "warnings"}
+_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    mutator: Mutator
+    rewrite: Rewrite  # with `target` filled in
+
+
+def pragma_lines(source: str) -> frozenset[int]:
+    return frozenset(
+        number for number, line in enumerate(source.splitlines(), 1) if PRAGMA.search(line)
+    )
+
+
+def _is_docstring(node: cst.SimpleStatementLine) -> bool:
+    return len(node.body) == 1 and m.matches(
+        node.body[0], m.Expr(value=m.SimpleString() | m.ConcatenatedString())
+    )
+
+
+def _is_logging_call(node: cst.Call) -> bool:
+    func = node.func
+    if m.matches(func, m.Name("print")):
+        return True
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _LOG_METHODS:
+        return False
+    owner = func.value
+    while isinstance(owner, cst.Attribute):  # self.logger.info(...)
+        owner = owner.attr
+    return isinstance(owner, cst.Name) and (
+        owner.value in _LOGGERS or owner.value.lower().endswith("logger")
+    )
+
+
+def _is_noise(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        return _is_logging_call(node)
+    if isinstance(node, cst.SimpleStatementLine):
+        return _is_docstring(node) or (
+            len(node.body) == 1
+            and isinstance(node.body[0], cst.Expr)
+            and isinstance(node.body[0].value, cst.Call)
+            and _is_logging_call(node.body[0].value)
+        )
+    if isinstance(node, cst.If):
+        return m.matches(node.test, m.Name("TYPE_CHECKING") | m.Attribute(attr=m.Name("TYPE_CHECKING")))
+    return isinstance(
+        node,
+        (
+            cst.Annotation,
+            cst.Raise,
+            cst.Decorator,
+            cst.Import,
+            cst.ImportFrom,
+            cst.Global,
+            cst.Nonlocal,
+        ),
+    )
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, mutators: Sequence[Mutator], ctx: Context):
+        super().__init__()
+        self._ctx = ctx
+        self._by_type: dict[type, list[Mutator]] = defaultdict(list)
+        self._untyped: list[Mutator] = []
+        for mutator in mutators:
+            types = mutator.node_types()
+            if types is None:
+                self._untyped.append(mutator)
+            for node_type in types or ():
+                self._by_type[node_type].append(mutator)
+        self.proposals: list[Proposal] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if _is_noise(node):
+            return False
+        if isinstance(node, cst.Assert) and node.msg is not None:
+            node.test.visit(self)  # the message is noise, the condition is not
+            self._propose(node)
+            return False
+        self._propose(node)
+        return True
+
+    def _propose(self, node: cst.CSTNode) -> None:
+        for mutator in [*self._by_type.get(type(node), ()), *self._untyped]:
+            if not m.matches(node, mutator.matcher):
+                continue
+            for rewrite in as_rewrites(mutator.mutate(node, self._ctx)):
+                target = rewrite.target or node
+                filled = Rewrite(
+                    replacement=rewrite.replacement, target=target, explanation=rewrite.explanation
+                )
+                self.proposals.append(Proposal(mutator, filled))
+
+
+def collect(wrapper: MetadataWrapper, mutators: Sequence[Mutator]) -> tuple[Context, list[Proposal]]:
+    ctx = Context(wrapper)
+    collector = _Collector(mutators, ctx)
+    wrapper.visit(collector)
+    return ctx, collector.proposals
