@@ -1,0 +1,104 @@
+"""Activate a mutant from memory, in a process that will run tests and then die.
+
+Two ways, both without writing a file:
+- swap code: compile the mutated module, take the mutated function's code object, and assign
+  it to the live function objects (found once per worker by one scan of the heap). Everything
+  that already holds the function, tests that did `from mod import f` included, now runs the
+  mutant. This is the fast path for every site inside a function body.
+- import hook: for sites that run at import time (module level, defaults, decorators), a
+  meta-path finder serves the mutated source to a fresh interpreter's first import.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections import defaultdict
+from pathlib import Path
+
+
+class NeedsFreshImport(Exception):
+    """The mutant cannot be swapped into live objects; run it in a fresh interpreter."""
+
+
+FunctionIndex = dict[tuple[str, str], list[types.FunctionType]]
+
+
+def index_functions(files: frozenset[str]) -> FunctionIndex:
+    """Live functions defined in `files`, keyed by (file, qualified name of their code)."""
+    index: FunctionIndex = defaultdict(list)
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType):
+            code = obj.__code__
+            if code.co_filename in files:
+                index[(code.co_filename, code.co_qualname)].append(obj)
+    return dict(index)
+
+
+def find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_qualname == qualname:
+                return const
+            found = find_code(const, qualname)
+            if found is not None:
+                return found
+    return None
+
+
+def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: str) -> None:
+    """Make every live function compiled from `function` in `path` run the mutated code."""
+    if function is None:
+        raise NeedsFreshImport("the site runs at import time")
+    targets = index.get((path, function))
+    if not targets:
+        raise NeedsFreshImport(f"{function} has no live function object")
+    new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
+    if new is None:
+        raise NeedsFreshImport(f"{function} not found in the mutated module")
+    if any(len(f.__code__.co_freevars) != len(new.co_freevars) for f in targets):
+        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+    for target in targets:
+        target.__code__ = new
+
+
+class _MutantLoader(importlib.abc.Loader):
+    def __init__(self, path: str, source: str) -> None:
+        self._path = path
+        self._source = source
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        code = compile(self._source, self._path, "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+
+
+class MutantFinder(importlib.abc.MetaPathFinder):
+    """Serves one module's mutated source; every other import goes the normal way."""
+
+    def __init__(self, module: str, path: str, source: str) -> None:
+        self._module = module
+        self._path = path
+        self._source = source
+
+    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib's API
+        if fullname != self._module:
+            return None
+        is_package = Path(self._path).name == "__init__.py"
+        spec = importlib.machinery.ModuleSpec(
+            fullname, _MutantLoader(self._path, self._source), origin=self._path,
+            is_package=is_package,
+        )
+        if is_package:
+            spec.submodule_search_locations = [str(Path(self._path).parent)]
+        spec.has_location = True
+        return spec
+
+
+def install_finder(module: str, path: str, source: str) -> None:
+    sys.meta_path.insert(0, MutantFinder(module, path, source))

@@ -1,0 +1,33 @@
+"""The reviewed list of equivalent mutants: `equivalent-mutants.toml` at the project root.
+
+    [[mutant]]
+    id = "ab12cd34"
+    reason = "why no input can tell this mutant from the original"
+
+A listed mutant is not run; it is reported as equivalent with its reason.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from harness.errors import ConfigError
+
+FILE_NAME = "equivalent-mutants.toml"
+
+
+def load(root: Path) -> dict[str, str]:
+    path = root / FILE_NAME
+    if not path.is_file():
+        return {}
+    try:
+        entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    reasons: dict[str, str] = {}
+    for entry in entries:
+        if not isinstance(entry, dict) or not entry.get("id") or not entry.get("reason"):
+            raise ConfigError(f"{path}: every [[mutant]] needs an id and a reason")
+        reasons[str(entry["id"])] = str(entry["reason"])
+    return reasons

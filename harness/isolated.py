@@ -1,0 +1,71 @@
+"""Run one job in a fresh interpreter: the portable mode, and the path for import-time sites.
+
+Started as `python -m harness.isolated`, it reads {"setup", "job"} as one JSON line on stdin,
+installs an import hook that serves the mutated module from memory, runs only the selected
+tests (in the given order, stopping at the first failure) and writes one Verdict line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import pytest
+
+from harness.activation import install_finder
+from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.recorder import Recorder, limit_memory, protocol_streams
+
+
+class Selection:
+    """Keep only the selected tests, in the selected order; remember what was not found."""
+
+    def __init__(self, tests: tuple[str, ...]) -> None:
+        self.tests = tests
+        self.missing: tuple[str, ...] = ()
+        self.collect_errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        by_id = {item.nodeid: item for item in items}
+        self.missing = tuple(test for test in self.tests if test not in by_id)
+        items[:] = [by_id[test] for test in self.tests if test in by_id]
+
+
+def test_files(tests: tuple[str, ...]) -> list[str]:
+    return list(dict.fromkeys(test.split("::", 1)[0] for test in tests))
+
+
+def run(setup: WorkerSetup, job: Job) -> Verdict:
+    if job.source:
+        install_finder(job.module, job.path, job.source)
+    recorder = Recorder(frozenset(setup.sources))
+    selection = Selection(job.tests)
+    arguments = [*setup.pytest_args, "-q", "-x", "-p", "no:cacheprovider", *test_files(job.tests)]
+    pytest.main(arguments, plugins=[recorder, selection])
+    if selection.collect_errors:
+        return Verdict(
+            mutant_id=job.mutant_id,
+            error="cannot import: " + "; ".join(selection.collect_errors)[:1000],
+        )
+    results = tuple(recorder.results[test].to_dict() for test in job.tests if test in recorder.results)
+    return Verdict(mutant_id=job.mutant_id, results=results, missing=selection.missing)
+
+
+def main() -> int:
+    reader, writer = protocol_streams()
+    request: dict[str, Any] = receive(reader) or {}
+    setup = WorkerSetup.from_dict(request["setup"])
+    os.chdir(setup.root)
+    sys.path.insert(0, setup.root)
+    limit_memory(setup.memory_limit_mb)
+    send(writer, run(setup, Job.from_dict(request["job"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""The local executor: a pool of fork-server workers (or fresh interpreters) on this machine.
+
+The coordinator hands one job at a time to each idle worker and collects verdicts as they
+come. A worker that dies is replaced and its job retried once; a job that kills two workers
+gets a verdict that says so. Nothing here decides a status: that is harness.verdict's job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+from harness.errors import HarnessError
+from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.worker import FRESH_IMPORT_ALLOWANCE
+
+OnVerdict = Callable[[Job, Verdict], None]
+STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large suite
+SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
+
+
+def worker_env() -> dict[str, str]:
+    """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
+    hangs otherwise), no bytecode written into the user's tree, stable hashing."""
+    env = dict(os.environ)
+    env.update(
+        OMP_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        NUMEXPR_NUM_THREADS="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+    )
+    return env
+
+
+class _Worker:
+    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path) -> None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"worker-{number}.log"
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "harness.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                cwd=setup.root, env=worker_env(), start_new_session=True,
+            )
+        assert self.process.stdin and self.process.stdout
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        send(self.stdin, setup)
+        self.job: Job | None = None
+        self.sent_at = 0.0
+
+    def wait_ready(self) -> list[str]:
+        message = receive(self.stdout)
+        if message is None:
+            raise HarnessError(f"a worker died while collecting the tests; see {self.log_path}")
+        if "error" in message:
+            raise HarnessError(f"a worker could not collect the tests: {message['error']}")
+        return list(message["tests"])
+
+    def submit(self, job: Job) -> None:
+        self.job = job
+        self.sent_at = time.monotonic()
+        send(self.stdin, {"job": {name: getattr(job, name) for name in job.__dataclass_fields__}})
+
+    def overdue(self) -> bool:
+        """A backstop: the worker enforces limits itself, so this only fires if it is stuck."""
+        return self.job is not None and (
+            time.monotonic() - self.sent_at > self.job.timeout + FRESH_IMPORT_ALLOWANCE + 30
+        )
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+
+
+class ForkPool:
+    """`jobs` fork-server workers, each of which collected the suite once."""
+
+    def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path) -> None:
+        self.setup = setup
+        self.size = jobs
+        self.log_dir = log_dir
+        self.workers: list[_Worker] = []
+        self.tests: list[str] = []
+        self.attempts: dict[str, int] = {}
+        self._started = 0
+
+    def __enter__(self) -> ForkPool:
+        self.workers = [self._spawn() for _ in range(self.size)]
+        for worker in self.workers:
+            self.tests = worker.wait_ready()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for worker in self.workers:
+            worker.stop()
+
+    def _spawn(self) -> _Worker:
+        self._started += 1
+        return _Worker(self.setup, self._started, self.log_dir)
+
+    def control(self, tests: Sequence[str], timeout: float) -> None:
+        """Run unmutated code through every worker's machinery; all of it must pass."""
+        jobs = [
+            Job(mutant_id=f"control-{n}", module="", path="", function=None, source="",
+                tests=tuple(tests), timeout=timeout)
+            for n in range(len(self.workers))
+        ]
+        failures: list[str] = []
+
+        def check(job: Job, verdict: Verdict) -> None:
+            bad = [r for r in verdict.results if r.get("outcome") != "passed"]
+            if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
+                reason = (bad[0]["id"] + ": " + bad[0].get("message", "")) if bad else (
+                    verdict.error or verdict.died or ("timed out" if verdict.timed_out else "")
+                    or f"tests not found: {', '.join(verdict.missing[:3])}")
+                failures.append(reason)
+
+        self.run(jobs, check)
+        if failures:
+            raise HarnessError(f"the control run of unmutated code failed in a worker: {failures[0]}")
+
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
+        pending = deque(jobs)
+        selector = selectors.DefaultSelector()
+        for worker in self.workers:
+            selector.register(worker.stdout, selectors.EVENT_READ, worker)
+        try:
+            self._loop(pending, selector, on_verdict)
+        finally:
+            selector.close()
+
+    def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict) -> None:
+        idle = list(self.workers)
+        busy = 0
+        while pending or busy:
+            while idle and pending:
+                idle.pop().submit(pending.popleft())
+                busy += 1
+            for key, _ in selector.select(timeout=5.0):
+                worker: _Worker = key.data
+                message = receive(worker.stdout)
+                job = worker.job
+                assert job is not None
+                worker.job = None
+                busy -= 1
+                if message is None:
+                    replacement = self._replace(worker, selector)
+                    self._retry_or_fail(job, pending, on_verdict, "the worker process died")
+                    idle.append(replacement)
+                    continue
+                on_verdict(job, Verdict.from_dict(message))
+                idle.append(worker)
+            for worker in [w for w in self.workers if w.overdue()]:
+                job = worker.job
+                assert job is not None
+                worker.job = None
+                busy -= 1
+                idle = [w for w in idle if w is not worker]
+                idle.append(self._replace(worker, selector))
+                self._retry_or_fail(job, pending, on_verdict, "the worker stopped responding")
+
+    def _retry_or_fail(self, job: Job, pending: deque[Job], on_verdict: OnVerdict, why: str) -> None:
+        self.attempts[job.mutant_id] = self.attempts.get(job.mutant_id, 0) + 1
+        if self.attempts[job.mutant_id] < 2:
+            pending.appendleft(job)
+        else:
+            on_verdict(job, Verdict(mutant_id=job.mutant_id, died=f"{why}, twice"))
+
+    def _replace(self, worker: _Worker, selector: Any) -> _Worker:
+        selector.unregister(worker.stdout)
+        worker.stop()
+        fresh = self._spawn()
+        fresh.wait_ready()
+        self.workers[self.workers.index(worker)] = fresh
+        selector.register(fresh.stdout, selectors.EVENT_READ, fresh)
+        return fresh
+
+
+class SubprocessPool:
+    """The portable mode: every job in a fresh interpreter, `jobs` at a time."""
+
+    def __init__(self, setup: WorkerSetup, jobs: int) -> None:
+        self.setup = setup
+        self.size = jobs
+
+    def __enter__(self) -> SubprocessPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def control(self, tests: Sequence[str], timeout: float) -> None:
+        job = Job(mutant_id="control", module="", path="", function=None, source="",
+                  tests=tuple(tests), timeout=timeout)
+        verdict = self._one(job)
+        bad = [r for r in verdict.results if r.get("outcome") != "passed"]
+        if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
+            raise HarnessError("the control run of unmutated code failed in a fresh interpreter")
+
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
+        with ThreadPoolExecutor(max_workers=self.size) as threads:
+            for job, verdict in zip(jobs, threads.map(self._one, jobs)):
+                on_verdict(job, verdict)
+
+    def _one(self, job: Job) -> Verdict:
+        fields = lambda record: {n: getattr(record, n) for n in record.__dataclass_fields__}  # noqa: E731
+        request = json.dumps({"setup": fields(self.setup), "job": fields(job)}).encode() + b"\n"
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "harness.isolated"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
+            env=worker_env(), start_new_session=True,
+        )
+        try:
+            out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        for line in out.decode(errors="replace").splitlines():
+            data = json.loads(line)
+            if "mutant_id" in data:
+                return Verdict.from_dict({**data, "elapsed": elapsed})
+        return Verdict(
+            mutant_id=job.mutant_id, elapsed=elapsed,
+            died=f"the test process ended with status {process.returncode} before reporting",
+        )

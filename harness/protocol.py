@@ -1,0 +1,78 @@
+"""The messages between the coordinator and the processes that run tests: JSON lines.
+
+A job is one mutant with the tests to run and the time limit; a verdict is what happened,
+measured where it happened. The coordinator turns verdicts into Outcomes (harness.verdict).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, BinaryIO
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Job:
+    mutant_id: str
+    module: str
+    path: str  # absolute path of the mutated file
+    function: str | None
+    source: str  # the whole mutated file
+    tests: tuple[str, ...]  # node ids, fastest first
+    timeout: float
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Job:
+        return cls(**{**data, "tests": tuple(data["tests"])})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """Raw facts from the process that ran a job."""
+
+    mutant_id: str
+    results: tuple[dict[str, Any], ...] = ()  # recorder.TestResult dicts, in run order
+    missing: tuple[str, ...] = ()  # selected tests the runner could not find
+    error: str | None = None  # activation or machinery failure
+    timed_out: bool = False
+    died: str | None = None  # how the process ended without reporting, if it did
+    elapsed: float = 0.0
+    fresh_import: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
+        return cls(
+            **{**data, "results": tuple(data.get("results", ())), "missing": tuple(data.get("missing", ()))}
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerSetup:
+    """What a worker needs to collect the suite once."""
+
+    root: str
+    pytest_args: tuple[str, ...]
+    test_paths: tuple[str, ...]
+    sources: tuple[str, ...]  # absolute paths of the files under mutation
+    memory_limit_mb: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WorkerSetup:
+        return cls(
+            **{**data, "pytest_args": tuple(data["pytest_args"]),
+               "test_paths": tuple(data["test_paths"]), "sources": tuple(data["sources"])}
+        )
+
+
+def send(stream: BinaryIO, message: Any) -> None:
+    data = asdict(message) if hasattr(message, "__dataclass_fields__") else message
+    stream.write(json.dumps(data).encode() + b"\n")
+    stream.flush()
+
+
+def receive(stream: BinaryIO) -> dict[str, Any] | None:
+    line = stream.readline()
+    if not line:
+        return None
+    return json.loads(line)

@@ -1,0 +1,28 @@
+"""Who made the report: bugsmith's name, version and homepage, as every format states them."""
+
+from __future__ import annotations
+
+from importlib import metadata
+
+NAME = "bugsmith"
+# Used until the package declares a homepage in its metadata ([project.urls] Homepage).
+FALLBACK_HOMEPAGE = "https://github.com/bugsmith/bugsmith"
+
+
+def version() -> str:
+    try:
+        return metadata.version(NAME)
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def homepage() -> str:
+    try:
+        urls = metadata.metadata(NAME).get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return FALLBACK_HOMEPAGE
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("homepage", "home", "source", "repository") and url.strip():
+            return url.strip()
+    return FALLBACK_HOMEPAGE

@@ -1,0 +1,170 @@
+"""The HTML report: one self-contained page (styles and script inline) rendered by jinja2.
+
+Everything a user sees is computed here, from records; the page's script only shows, hides and
+filters what is already rendered, so the report works with scripts off and needs no network.
+A Content-Security-Policy with the script's hash stops any injected script from running, as a
+second line of defence behind autoescaping.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from harness.outcome import RunResult
+from harness.report.about import homepage, version
+from harness.report.highlight import Site, highlight, source_lines
+from harness.report.view import (
+    FAMILY_ORDER,
+    SEVERITY,
+    FileView,
+    MutantView,
+    RunView,
+    Tally,
+    build_view,
+    tally,
+    worst,
+)
+
+# Order of the segments of a bar: detected (green) on the left, undetected after.
+BAR_ORDER = ("killed", "timeout", "survived", "no coverage", "pending", "error", "equivalent")
+STATUS_HELP = {
+    "killed": "a test failed: the bug was caught",
+    "survived": "every covering test passed: the bug went unnoticed",
+    "timeout": "the tests hung; counted as caught",
+    "no coverage": "no test runs this line",
+    "error": "the mutant could not be run; not counted",
+    "equivalent": "behaves exactly like the original; not counted",
+    "pending": "not run yet (the run was interrupted)",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Line:
+    number: int
+    html: Markup
+    marker: str  # worst status of the mutants touching this line, "" if none
+    mutants: tuple[MutantView, ...]  # the mutants that start on this line
+
+
+def render_html(result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+    """The whole report as one HTML document."""
+    view = build_view(result, triage)
+    env = _environment()
+    script = _asset("report.js")
+    return env.get_template("report.html.j2").render(
+        view=view,
+        lines={file.path: file_lines(file) for file in view.files},
+        matrix=_matrix(view),
+        options=[(key, _option_text(value)) for key, value in sorted(view.result.options.items())],
+        style=Markup(_asset("report.css")),
+        script=Markup(script),
+        script_hash=base64.b64encode(hashlib.sha256(script.encode()).digest()).decode(),
+        version=version(),
+        homepage=homepage(),
+        anchors={file.path: file.anchor for file in view.files},
+        bar_order=BAR_ORDER,
+        status_help=STATUS_HELP,
+        severity=SEVERITY,
+    )
+
+
+def file_lines(file: FileView) -> list[Line]:
+    """The file's lines, coloured, with each mutated site underlined in its worst status."""
+    if file.source is None:
+        return []
+    lines = source_lines(file.source)
+    sites: dict[int, list[Site]] = {}
+    touching: dict[int, list[str]] = {}
+    # Best status first, so that where sites overlap the worst one is drawn last and shows.
+    for mutant in sorted(file.mutants, key=lambda m: -SEVERITY.index(m.status)):
+        span = mutant.span
+        for number in range(span.line, min(span.end_line, len(lines)) + 1):
+            text = lines[number - 1]
+            start = span.column if number == span.line else len(text) - len(text.lstrip())
+            end = span.end_column if number == span.end_line else len(text)
+            sites.setdefault(number, []).append((start, end, f"u u-{slug(mutant.status)}"))
+            touching.setdefault(number, []).append(mutant.status)
+    starting: dict[int, list[MutantView]] = {}
+    for mutant in file.mutants:
+        starting.setdefault(mutant.span.line, []).append(mutant)
+    return [
+        Line(
+            number=number,
+            html=html,
+            marker=worst(touching.get(number, ())),
+            mutants=tuple(starting.get(number, ())),
+        )
+        for number, html in enumerate(highlight(file.source, sites), 1)
+    ]
+
+
+def slug(text: str) -> str:
+    """A status or family as a CSS class and URL value: "no coverage" -> "no-coverage"."""
+    return text.replace(" ", "-")
+
+
+def seconds(value: float) -> str:
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    if value < 60:
+        return f"{value:.1f} s"
+    minutes, rest = divmod(round(value), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}%"
+
+
+def diff_lines(diff: str) -> list[tuple[str, str]]:
+    """(CSS class, text) per line of a unified diff, without the two file header lines."""
+    rows = []
+    for line in diff.splitlines():
+        if line.startswith(("--- ", "+++ ")):
+            continue
+        css = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
+        rows.append((css, line))
+    return rows
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("harness.report", "templates"),
+        autoescape=True,  # every template here is HTML; none may emit unescaped text
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines)
+    return env
+
+
+def _asset(name: str) -> str:
+    """A stylesheet or script, read as plain text: jinja must not parse braces in CSS or JS."""
+    return resources.files("harness.report").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _matrix(view: RunView) -> list[tuple[FileView, list[Tally | None]]]:
+    """Per file, the tally of each family present in the run (None where the file has none)."""
+    families = [family for family in FAMILY_ORDER if family in view.families]
+    rows = []
+    for file in view.files:
+        cells: list[Tally | None] = []
+        for family in families:
+            mutants = [m for m in file.mutants if m.family == family]
+            cells.append(tally(mutants) if mutants else None)
+        rows.append((file, cells))
+    return rows
+
+
+def _option_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)

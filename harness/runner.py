@@ -1,0 +1,231 @@
+"""`harness.run(options) -> RunResult` (this module): the whole mutation run, as a library call.
+
+discover files -> enumerate mutants -> baseline (cached) -> select tests and look up cached
+verdicts -> run the rest on an executor -> store every outcome as it comes -> RunResult.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from harness import equivalents
+from harness.baseline import Baseline, run_baseline
+from harness.config import RunOptions
+from harness.discovery import source_files
+from harness.outcome import Outcome, RunResult, Status
+from harness.pool import ForkPool, SubprocessPool, worker_env
+from harness.protocol import Job, Verdict, WorkerSetup
+from harness.selection import cache_key, covering_tests, file_hash, function_texts, span_lines, time_limit
+from harness.since import changed_lines
+from harness.store import Store
+from harness.verdict import outcome_of
+from mutators import registry
+from mutators.base import Mutator
+from mutators.engine import Enumeration, enumerate_mutants
+from mutators.mutant import Mutant
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Progress:
+    """Reported after each verdict, for a progress bar."""
+
+    done: int
+    total: int
+    counts: dict[str, int]
+    elapsed: float
+    stage: str = "mutants"
+
+    @property
+    def eta(self) -> float | None:
+        if not self.done or self.done >= self.total:
+            return None
+        return self.elapsed / self.done * (self.total - self.done)
+
+
+ProgressCallback = Callable[[Progress], None]
+Executor = Callable[..., object]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """What a run has to do, before it does it."""
+
+    options: RunOptions
+    enumeration: Enumeration
+    mutants: tuple[Mutant, ...]
+    sources: dict[str, str]
+    setup: WorkerSetup
+    baseline: Baseline
+
+
+def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None = None) -> Plan:
+    files = source_files(options)
+    if mutators is None:
+        mutators = registry.select(options.families, options.operators)
+    enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
+    mutants = _restrict(options, enumeration.mutants)
+    root = options.root.resolve()
+    sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    setup = WorkerSetup(
+        root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
+        sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
+    )
+    return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources,
+                setup=setup, baseline=_baseline(options, setup, sources, store))
+
+
+def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
+    if options.mutant_ids:
+        wanted = set(options.mutant_ids)
+        mutants = tuple(m for m in mutants if m.id in wanted)
+    if options.since:
+        changed = changed_lines(options.root, options.since, sorted({m.file for m in mutants}))
+        mutants = tuple(
+            m for m in mutants
+            if changed.get(m.file) is None or changed[m.file] & set(span_lines(m))
+        )
+    return mutants
+
+
+def _test_files(options: RunOptions) -> dict[str, str]:
+    """Hashes of every Python file under the test paths (tests, conftests, helpers)."""
+    root = options.root.resolve()
+    hashes: dict[str, str] = {}
+    for entry in options.tests:
+        path = (root / entry).resolve()
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            hashes[file.relative_to(root).as_posix()] = file_hash(file)
+    return hashes
+
+
+def _baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store) -> Baseline:
+    fingerprint = hashlib.sha256(
+        json.dumps([sources, _test_files(options), list(setup.pytest_args), list(setup.test_paths)],
+                   sort_keys=True).encode()
+    ).hexdigest()
+    cached = store.baseline(fingerprint)
+    if cached is not None:
+        return Baseline.from_dict(cached)
+    baseline = run_baseline(setup, worker_env())
+    store.put_baseline(fingerprint, baseline.to_dict())
+    return baseline
+
+
+def run(
+    options: RunOptions,
+    progress: ProgressCallback | None = None,
+    executor_factory: Callable[[WorkerSetup, RunOptions], object] | None = None,
+    mutators: Sequence[Mutator] | None = None,
+) -> RunResult:
+    """Run every mutant the options select; resume from stored verdicts where they still hold.
+
+    `mutators` replaces the registry's selection (for libraries and tests that bring their own).
+    """
+    started = time.monotonic()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    store = Store.open(options.store_path)
+    try:
+        the_plan = plan(options, store, mutators)
+        return _execute(the_plan, store, started, started_at, progress, executor_factory)
+    finally:
+        store.close()
+
+
+def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
+             progress: ProgressCallback | None, executor_factory) -> RunResult:
+    options, baseline = the_plan.options, the_plan.baseline
+    by_id = {test.id: test for test in baseline.tests}
+    test_hashes = _test_files(options)
+    scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
+    reviewed = equivalents.load(options.root)
+    keys: dict[str, str] = {}
+    jobs: list[Job] = []
+    immediate: list[tuple[str, Outcome]] = []
+    for mutant in the_plan.mutants:
+        tests = covering_tests(mutant, baseline, by_id)
+        scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
+        key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
+        keys[mutant.id] = key
+        if mutant.id in reviewed:
+            immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.EQUIVALENT,
+                                           detail=reviewed[mutant.id])))
+        elif not tests:
+            immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.NO_COVERAGE)))
+        else:
+            jobs.append(_job(mutant, the_plan, tests, by_id))
+    cached = store.cached(keys.values())
+    jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
+    store.put_mutants(the_plan.mutants)
+    run_id = store.start_run(
+        started=started_at, root=str(options.root), options=options.describe(), keys=keys,
+        tests=list(baseline.tests), sources=the_plan.sources,
+        dropped={"equivalent": the_plan.enumeration.dropped_equivalent,
+                 "duplicates": the_plan.enumeration.dropped_duplicates,
+                 "invalid": the_plan.enumeration.dropped_invalid},
+    )
+    for key, outcome in immediate:
+        store.put_outcome(key, outcome)
+    counts = _counts(store, keys)
+    total = len(the_plan.mutants)
+
+    def on_verdict(job: Job, verdict: Verdict) -> None:
+        outcome = outcome_of(job, verdict)
+        store.put_outcome(keys[job.mutant_id], outcome)
+        counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
+        if progress:
+            progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
+                              elapsed=time.monotonic() - started))
+
+    if jobs:
+        factory = executor_factory or local_executor
+        with factory(the_plan.setup, options) as executor:
+            executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
+            executor.run(jobs, on_verdict)
+    store.finish_run(run_id, time.monotonic() - started)
+    return store.last_run()
+
+
+def local_executor(setup: WorkerSetup, options: RunOptions):
+    if options.isolation == "subprocess":
+        return SubprocessPool(setup, options.jobs)
+    return ForkPool(setup, options.jobs, options.root / ".bugsmith" / "logs")
+
+
+def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id) -> Job:
+    options = the_plan.options
+    return Job(
+        mutant_id=mutant.id,
+        module=mutant.module,
+        path=str((options.root / mutant.file).resolve()),
+        function=mutant.function,
+        source=mutant.apply(the_plan.sources[mutant.file]),
+        tests=tests,
+        timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
+    )
+
+
+def _control_tests(baseline: Baseline) -> tuple[str, ...]:
+    """The fastest test of each test file: proves every file runs through the machinery."""
+    fastest: dict[str, tuple[float, str]] = {}
+    for test in baseline.tests:
+        best = fastest.get(test.file)
+        if best is None or test.duration < best[0]:
+            fastest[test.file] = (test.duration, test.id)
+    return tuple(test_id for _, test_id in fastest.values())
+
+
+def _control_limit(baseline: Baseline, options: RunOptions) -> float:
+    return options.timeout_factor * sum(t.duration for t in baseline.tests) + 10 * options.timeout_base
+
+
+def _counts(store: Store, keys: dict[str, str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for outcome in store.cached(keys.values()).values():
+        counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
+    return counts

@@ -1,0 +1,79 @@
+"""Which tests a mutant needs, how long it may take, and what its cached verdict depends on."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from harness.baseline import Baseline
+from harness.outcome import TestInfo
+from mutators.mutant import Mutant
+
+CACHE_VERSION = "1"
+
+
+def span_lines(mutant: Mutant) -> range:
+    span = mutant.span
+    last = span.end_line - (span.end_column == 0 and span.end_line > span.line)
+    return range(span.line, last + 1)
+
+
+def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestInfo]) -> tuple[str, ...]:
+    """The tests that execute the mutant's site, fastest first.
+
+    A site that runs at import time is executed by the import, not by a test, so every test
+    of the suite is a candidate there.
+    """
+    if mutant.function is None:
+        ids = set(by_id)
+    else:
+        lines = baseline.lines.get(mutant.file, {})
+        ids = {test for line in span_lines(mutant) for test in lines.get(line, ())}
+    return tuple(sorted((i for i in ids if i in by_id), key=lambda i: (by_id[i].duration, i)))
+
+
+def time_limit(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], factor: float, base: float) -> float:
+    return factor * sum(by_id[test].duration for test in tests) + base
+
+
+def function_texts(source: str) -> dict[str, str]:
+    """Source text of every function and method, by qualified name (as in co_qualname)."""
+    texts: dict[str, str] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = prefix + child.name
+                texts[name] = ast.get_source_segment(source, child) or ""
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+
+    visit(ast.parse(source), "")
+    return texts
+
+
+def cache_key(
+    mutant: Mutant,
+    scope_text: str,
+    tests: tuple[str, ...],
+    test_file_hashes: Mapping[str, str],
+    options: dict,
+) -> str:
+    """Everything that can change this mutant's verdict, hashed."""
+    files = sorted({test.split("::", 1)[0] for test in tests})
+    payload = json.dumps(
+        [CACHE_VERSION, mutant.id, mutant.original, mutant.mutated, scope_text, tests,
+         [test_file_hashes.get(f, "") for f in files], options],
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def file_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""

@@ -1,0 +1,72 @@
+"""Turn the raw facts of a job (a Verdict) into an Outcome. Pure: no processes, no I/O.
+
+The rules that peer tools get wrong live here: a missing verdict is never "survived", a test
+the runner could not find is a harness error and never a kill, and a process that ended
+without reporting is an error with the reason, not a kill by exit code.
+"""
+
+from __future__ import annotations
+
+from harness.outcome import Failure, Outcome, Status
+from harness.protocol import Job, Verdict
+
+SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
+PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})
+
+
+def failure_kind(result: dict) -> Failure:
+    """Silent: the test's own assertion saw a wrong value. Loud: the code under test raised."""
+    if result.get("in_source") or result.get("exception") not in SILENT_EXCEPTIONS:
+        return Failure.LOUD
+    return Failure.SILENT
+
+
+def outcome_of(job: Job, verdict: Verdict) -> Outcome:
+    common = {
+        "mutant_id": job.mutant_id,
+        "covered_by": job.tests,
+        "tests_run": len(verdict.results),
+        "duration": round(verdict.elapsed, 4),
+    }
+    failed = next((r for r in verdict.results if r.get("outcome") == "failed"), None)
+    if failed is not None and failed.get("exception") in PROCESS_EXITS:
+        # The mutant tried to end the test process: under a plain pytest run the suite
+        # would stop or report nothing useful, so this is neither a kill nor a survival.
+        return Outcome(
+            status=Status.ERROR,
+            exception=failed.get("exception"),
+            detail=f"the mutant tried to exit the test process ({failed.get('exception')}"
+            f" {failed.get('message', '')}) during {failed['id']}",
+            **common,
+        )
+    if failed is not None:
+        return Outcome(
+            status=Status.KILLED,
+            killed_by=(failed["id"],),
+            failure=failure_kind(failed),
+            exception=failed.get("exception"),
+            message=failed.get("message", ""),
+            **common,
+        )
+    if verdict.timed_out:
+        return Outcome(
+            status=Status.TIMEOUT, detail=f"no verdict within {job.timeout:.1f} s", **common
+        )
+    if verdict.error:
+        return Outcome(status=Status.ERROR, detail=verdict.error, **common)
+    if verdict.missing:
+        return Outcome(
+            status=Status.ERROR,
+            detail="harness error: selected tests not found: " + ", ".join(verdict.missing[:5]),
+            **common,
+        )
+    if verdict.died:
+        return Outcome(status=Status.ERROR, detail=verdict.died, **common)
+    passed = {r["id"] for r in verdict.results if r.get("outcome") == "passed"}
+    if not set(job.tests) <= passed:
+        return Outcome(
+            status=Status.ERROR,
+            detail="harness error: no result for " + ", ".join(sorted(set(job.tests) - passed)[:5]),
+            **common,
+        )
+    return Outcome(status=Status.SURVIVED, **common)

@@ -1,0 +1,187 @@
+"""A long-lived worker: collect the suite once, then fork once per mutant.
+
+Started by the coordinator as `python -m harness.worker`; speaks JSON lines on stdin/stdout
+(harness.protocol). Inside pytest's run loop it never returns to pytest's own loop: it serves
+jobs. Each job runs in a forked child that swaps in the mutant's code, runs the selected,
+already-collected tests until the first failure, and writes its verdict to a pipe while this
+process watches the clock and kills the child's whole process group when time is up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.recorder import Recorder, limit_memory, protocol_streams
+
+FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
+
+
+class ForkServer:
+    def __init__(self, setup: WorkerSetup, reader: Any, writer: Any, recorder: Recorder) -> None:
+        self.setup = setup
+        self.reader = reader
+        self.writer = writer
+        self.recorder = recorder
+        self.items: dict[str, pytest.Item] = {}
+        self.index: FunctionIndex = {}
+        self.collect_errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        if self.collect_errors:
+            send(self.writer, {"error": "collection failed: " + "; ".join(self.collect_errors)})
+            return True
+        self.items = {item.nodeid: item for item in session.items}
+        self.index = index_functions(frozenset(self.setup.sources))
+        send(self.writer, {"ready": True, "tests": list(self.items)})
+        while (message := receive(self.reader)) is not None:
+            send(self.writer, self.run(Job.from_dict(message["job"])))
+        return True
+
+    def run(self, job: Job) -> Verdict:
+        read_end, write_end = os.pipe()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child, which never returns
+            os.close(read_end)
+            try:
+                self._child(job, write_end)
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        messages, timed_out = _read_messages(read_end, started + job.timeout)
+        os.close(read_end)
+        _kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+        elapsed = time.monotonic() - started
+        final = next((m for m in messages if "mutant_id" in m), None)
+        if final is not None and not timed_out:
+            return Verdict.from_dict({**final, "elapsed": elapsed})
+        return Verdict(
+            mutant_id=job.mutant_id,
+            results=tuple(m["result"] for m in messages if "result" in m),
+            timed_out=timed_out,
+            died=None if timed_out else _how_it_ended(status),
+            elapsed=elapsed,
+        )
+
+    def _child(self, job: Job, fd: int) -> None:
+        os.setpgid(0, 0)
+        limit_memory(self.setup.memory_limit_mb)
+        out = os.fdopen(fd, "wb", buffering=0)
+        try:
+            if job.source:
+                swap(self.index, job.path, job.function, job.source)
+        except NeedsFreshImport:
+            send(out, {"extend": FRESH_IMPORT_ALLOWANCE})
+            send(out, run_fresh(self.setup, job))
+            return
+        except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
+            send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
+            return
+        found = [self.items[test] for test in job.tests if test in self.items]
+        missing = tuple(test for test in job.tests if test not in self.items)
+        results = []
+        for position, item in enumerate(found):
+            following = found[position + 1] if position + 1 < len(found) else None
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+            result = self.recorder.results.get(item.nodeid)
+            if result is None:
+                break
+            results.append(result.to_dict())
+            send(out, {"result": result.to_dict()})  # survives a later os._exit
+            if result.outcome == "failed":
+                break
+        send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
+
+
+def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
+    """Run `job` in a new interpreter that imports the mutant through an import hook."""
+    request = json.dumps({"setup": _as_dict(setup), "job": _as_dict(job)}).encode() + b"\n"
+    completed = subprocess.run(
+        [sys.executable, "-m", "harness.isolated"],
+        input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=setup.root, check=False,
+    )
+    for line in completed.stdout.decode(errors="replace").splitlines():
+        data = json.loads(line)
+        if "mutant_id" in data:
+            return Verdict.from_dict({**data, "fresh_import": True})
+    return Verdict(
+        mutant_id=job.mutant_id,
+        died=f"the fresh interpreter ended with status {completed.returncode} before reporting",
+        fresh_import=True,
+    )
+
+
+def _as_dict(record: Any) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in record.__dataclass_fields__}
+
+
+def _read_messages(fd: int, deadline: float) -> tuple[list[dict[str, Any]], bool]:
+    buffer = b""
+    messages: list[dict[str, Any]] = []
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return messages, True
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            return messages, True
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return messages, False
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            message = json.loads(line)
+            deadline += message.get("extend", 0.0)
+            messages.append(message)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _how_it_ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        return f"the test process was killed by {name} before reporting a result"
+    return f"the test process exited with status {os.WEXITSTATUS(status)} before reporting a result"
+
+
+def pytest_arguments(setup: WorkerSetup) -> list[str]:
+    return [*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths]
+
+
+def main() -> int:
+    reader, writer = protocol_streams()
+    setup = WorkerSetup.from_dict(receive(reader) or {})
+    os.chdir(setup.root)
+    sys.path.insert(0, setup.root)
+    recorder = Recorder(frozenset(setup.sources))
+    server = ForkServer(setup, reader, writer, recorder)
+    pytest.main(pytest_arguments(setup), plugins=[recorder, server])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
