@@ -11,13 +11,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from harness.outcome import RunResult
 from harness.report.about import homepage, version
@@ -25,6 +26,7 @@ from harness.report.highlight import Site, highlight, source_lines
 from harness.report.view import (
     FAMILY_ORDER,
     SEVERITY,
+    STATUS_ORDER,
     FileView,
     MutantView,
     RunView,
@@ -33,9 +35,10 @@ from harness.report.view import (
     tally,
     worst,
 )
+from harness.report.wording import percent, seconds, slug
 
-# Order of the segments of a bar: detected (green) on the left, undetected after.
-BAR_ORDER = ("killed", "timeout", "survived", "no coverage", "pending", "error", "equivalent")
+_BACKQUOTED = re.compile(r"(`[^`\n]+`)")
+COVERED_CAP = 25  # covering tests listed per mutant; a hot line can be covered by hundreds
 STATUS_HELP = {
     "killed": "a test failed: the bug was caught",
     "survived": "every covering test passed: the bug went unnoticed",
@@ -71,9 +74,10 @@ def render_html(result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | 
         version=version(),
         homepage=homepage(),
         anchors={file.path: file.anchor for file in view.files},
-        bar_order=BAR_ORDER,
+        bar_order=STATUS_ORDER,
         status_help=STATUS_HELP,
         severity=SEVERITY,
+        covered_cap=COVERED_CAP,
     )
 
 
@@ -107,24 +111,6 @@ def file_lines(file: FileView) -> list[Line]:
     ]
 
 
-def slug(text: str) -> str:
-    """A status or family as a CSS class and URL value: "no coverage" -> "no-coverage"."""
-    return text.replace(" ", "-")
-
-
-def seconds(value: float) -> str:
-    if value < 1:
-        return f"{value * 1000:.0f} ms"
-    if value < 60:
-        return f"{value:.1f} s"
-    minutes, rest = divmod(round(value), 60)
-    return f"{minutes} min {rest:02d} s"
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}%"
-
-
 def diff_lines(diff: str) -> list[tuple[str, str]]:
     """(CSS class, text) per line of a unified diff, without the two file header lines."""
     rows = []
@@ -136,6 +122,15 @@ def diff_lines(diff: str) -> list[tuple[str, str]]:
     return rows
 
 
+def prose(text: str) -> Markup:
+    """Escaped text in which `backquoted` parts, as explanations write code, become <code>."""
+    parts = _BACKQUOTED.split(text)
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part[1:-1]) if index % 2 else escape(part)
+        for index, part in enumerate(parts)
+    )
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("harness.report", "templates"),
@@ -144,7 +139,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines)
+    env.filters.update(slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines, prose=prose)
     return env
 
 

@@ -21,6 +21,10 @@ STATUSES: tuple[str, ...] = (*(status.value for status in Status), PENDING)
 SEVERITY: tuple[str, ...] = (
     "survived", "no coverage", PENDING, "timeout", "error", "equivalent", "killed",
 )
+# Reading order: detected first, then what the suite missed, then what does not count.
+STATUS_ORDER: tuple[str, ...] = (
+    "killed", "timeout", "survived", "no coverage", PENDING, "error", "equivalent",
+)
 UNDETECTED = frozenset({Status.SURVIVED.value, Status.NO_COVERAGE.value})
 FAMILY_ORDER: tuple[str, ...] = tuple(family.value for family in Family)
 DEFAULT_THRESHOLDS = (80, 60)  # high, low: Stryker's defaults

@@ -1,0 +1,208 @@
+"""The `bugsmith` command: parse arguments, call the library, render, exit.
+
+Errors the user can fix are one line on stderr and exit status 2; a run below `--fail-under`
+exits 1. No traceback reaches the user for a `BugsmithError`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from harness import config, terminal
+from harness.errors import BugsmithError, UnknownMutantError
+from harness.outcome import RunResult
+from harness.store import Store
+
+FAMILIES = click.Choice(["shape", "window", "leakage", "scheduling", "metric", "classic", "beyond"])
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="bugsmith")
+def cli() -> None:
+    """Inject realistic bugs, prove your tests catch them, and turn them into exercises."""
+
+
+def _progress(enabled: bool):
+    if not enabled:
+        return None
+
+    def show(event) -> None:
+        line = terminal.progress_line(event.done, event.total, event.counts, event.eta)
+        click.echo("\r" + line, nl=False, err=True)
+        if event.done >= event.total:
+            click.echo("", err=True)
+
+    return show
+
+
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("--tests", "tests", multiple=True, help="Test files or folders (default: the project's).")
+@click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families.")
+@click.option("--operator", "operators", multiple=True, help="Only these operators.")
+@click.option("--jobs", type=int, help="Worker processes (default: one per core).")
+@click.option("--timeout-factor", type=float, help="Limit = factor x covering tests' time + 1 s.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 below this score (%).")
+@click.option("--since", help="Only lines changed since this git ref.")
+@click.option("--isolation", type=click.Choice(config.ISOLATIONS), help="fork (fast) or subprocess.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786.")
+@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the reports (default: reports/ under the project).")
+@click.option("--no-report", is_flag=True, help="Do not write reports.")
+def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
+        executor, scheduler, report_dir, no_report) -> None:
+    """Run the test suite against every mutant and score it."""
+    import harness
+
+    options = config.resolve(
+        Path.cwd(), tuple(paths), tests=tuple(tests), families=tuple(families),
+        operators=tuple(operators), jobs=jobs, timeout_factor=timeout_factor, since=since,
+        isolation=isolation,
+    )
+    factory = _executor(executor, scheduler)
+    result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
+    click.echo(terminal.summary(result))
+    if not no_report:
+        for path in _write_reports(result, report_dir or options.root / "reports"):
+            click.echo(f"report: {path}")
+    if fail_under is not None and (result.score or 0.0) < fail_under:
+        click.echo(f"bugsmith: mutation score {result.score or 0:.1f}% is under {fail_under}%", err=True)
+        sys.exit(1)
+
+
+def _executor(name: str, scheduler: str | None):
+    if name == "local":
+        return None
+    from harness.distributed import dask_executor
+
+    return dask_executor(scheduler)
+
+
+def _write_reports(result: RunResult, folder: Path, **paths: Path | None) -> list[Path]:
+    from harness.report import write_reports
+
+    if not any(paths.values()):
+        paths = {"html": folder / "bugsmith.html", "json": folder / "mutation-report.json"}
+    return write_reports(result, **paths)
+
+
+@cli.command()
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--sarif", type=click.Path(dir_okay=False, path_type=Path))
+def report(html, json_path, markdown, junit, sarif) -> None:
+    """Write reports of the last run (default: HTML and JSON under reports/)."""
+    root = _project_root()
+    store = Store.open_read_only(root / config.STORE_DIR / "bugsmith.sqlite")
+    try:
+        result = store.last_run()
+    finally:
+        store.close()
+    for path in _write_reports(result, root / "reports", html=html, json=json_path,
+                               markdown=markdown, junit=junit, sarif=sarif):
+        click.echo(f"report: {path}")
+
+
+def _project_root() -> Path:
+    found = config.find_project(Path.cwd().resolve())
+    return found[0] if found else config.builtin_root()
+
+
+@cli.command()
+def operators() -> None:
+    """List every mutator with its family and what bug it models."""
+    from mutators.registry import all_mutators
+
+    for mutator in all_mutators():
+        click.echo(f"{mutator.name:<36} {mutator.family.value:<11} {_first_sentence(mutator.__doc__)}")
+
+
+def _first_sentence(doc: str | None) -> str:
+    text = " ".join((doc or "").split())
+    return text.split(". ")[0].rstrip(".") + "." if text else ""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("--family", "families", multiple=True, type=FAMILIES)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per mutant.")
+def mutants(paths, families, as_json) -> None:
+    """List the mutants of files or folders without running anything."""
+    from harness.discovery import source_files
+    from mutators import registry
+    from mutators.engine import enumerate_mutants
+
+    options = config.resolve(Path.cwd(), tuple(paths), families=tuple(families))
+    found = enumerate_mutants(
+        source_files(options), root=options.root,
+        mutators=registry.select(options.families, options.operators),
+    )
+    for mutant in found.mutants:
+        if as_json:
+            click.echo(json.dumps(mutant.to_dict()))
+        else:
+            click.echo(f"{mutant.id}  {mutant.file}:{mutant.span.line}  {mutant.operator}: "
+                       f"{terminal._one_line(mutant.original)} -> {terminal._one_line(mutant.mutated)}")
+    click.echo(
+        f"{len(found.mutants)} mutants in {len(found.files)} files ({found.seconds:.2f} s); dropped "
+        f"{found.dropped_duplicates} duplicates, {found.dropped_equivalent} trivially equivalent",
+        err=True,
+    )
+
+
+@cli.command()
+@click.argument("mutant_id")
+def show(mutant_id: str) -> None:
+    """Show a mutant: what bug it is, its diff, and its verdict in the last run."""
+    root = _project_root()
+    path = root / config.STORE_DIR / "bugsmith.sqlite"
+    mutant, outcome = None, None
+    if path.is_file():
+        store = Store.open_read_only(path)
+        try:
+            mutant = store.mutant(mutant_id)
+            if mutant is not None:
+                last = store.last_run()
+                outcome = next((o for o in last.outcomes if o.mutant_id == mutant_id), None)
+        finally:
+            store.close()
+    if mutant is None:
+        mutant = _enumerate_one(mutant_id)
+    click.echo(terminal.mutant_details(mutant, outcome))
+
+
+def _enumerate_one(mutant_id: str):
+    from harness.discovery import source_files
+    from mutators import registry
+    from mutators.engine import enumerate_mutants
+
+    options = config.resolve(Path.cwd())
+    found = enumerate_mutants(source_files(options), root=options.root, mutators=registry.select())
+    for mutant in found.mutants:
+        if mutant.id == mutant_id:
+            return mutant
+    raise UnknownMutantError(f"no mutant with id {mutant_id!r} (see `bugsmith mutants`)")
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("bugsmith: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except BugsmithError as error:
+        click.echo(f"bugsmith: error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        click.echo("bugsmith: interrupted; the next `bugsmith run` resumes", err=True)
+        sys.exit(130)

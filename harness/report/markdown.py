@@ -1,0 +1,123 @@
+"""A short Markdown summary for a pull-request comment or a CI job summary.
+
+GitHub caps a comment at 65,536 characters, so the survivor table is capped and every cell is
+trimmed. Text is escaped for GitHub-flavoured Markdown: a `|` would split a table cell and raw
+HTML would be rendered (or stripped) instead of shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from harness.outcome import RunResult
+from harness.report.view import STATUS_ORDER, MutantView, build_view
+from harness.report.wording import percent, plural, seconds
+
+DEFAULT_LIMIT = 10
+_CELL_CHARS = 160
+_RATING_WORDS = {"good": "good", "fair": "fair", "poor": "poor", "none": "nothing scored"}
+_BACKQUOTED = re.compile(r"(`[^`]+`)")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def markdown_summary(
+    result: RunResult,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    triage: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
+    """Score, counts, a per-family table and the first `limit` survivors, realistic ones first."""
+    view = build_view(result, triage)
+    t = view.tally
+    high, low = view.thresholds
+    statuses = [s for s in STATUS_ORDER if t.counts[s] or s in ("killed", "survived")]
+    out = [
+        f"## bugsmith mutation score: {percent(t.score)}",
+        "",
+        f"**{t.detected} of {t.counted}** counted mutants detected "
+        f"({_RATING_WORDS[view.rating(t.score)]}; thresholds {high}% / {low}%). "
+        f"{plural(t.total, 'mutant')} over {plural(len(view.files), 'file')}, "
+        f"{plural(len(result.tests), 'test')}, "
+        f"{seconds(result.duration)}.",
+        "",
+        "| " + " | ".join(statuses) + " |",
+        "|" + "---:|" * len(statuses),
+        "| " + " | ".join(str(t.counts[s]) for s in statuses) + " |",
+    ]
+    if view.families:
+        out += ["", "### By bug family", "", "| family | score | detected | survived | no coverage |",
+                "|---|---:|---:|---:|---:|"]
+        for family, ft in view.families.items():
+            out.append(
+                f"| {family} | {percent(ft.score)} | {ft.detected} / {ft.counted} "
+                f"| {ft.counts['survived']} | {ft.counts['no coverage']} |"
+            )
+    out += _survivors(view.survivors, max(limit, 0))
+    return "\n".join(out) + "\n"
+
+
+def _survivors(survivors: tuple[MutantView, ...], limit: int) -> list[str]:
+    if not survivors:
+        return ["", "Every mutant that counts was detected."]
+    shown = survivors[:limit]
+    heading = f"### Survivors ({len(shown)} of {len(survivors)})" if len(shown) < len(survivors) else (
+        f"### Survivors ({len(survivors)})"
+    )
+    lines = ["", heading, ""]
+    if not shown:
+        return lines + ["See the full report for the list."]
+    with_triage = any(view.triage for view in shown)
+    lines += [
+        "| id | family | where | operator | why |" + (" triage |" if with_triage else ""),
+        "|---|---|---|---|---|" + ("---|" if with_triage else ""),
+    ]
+    for view in shown:
+        row = [
+            code(view.id),
+            view.family + (" (no coverage)" if view.status == "no coverage" else ""),
+            code(f"{view.mutant.file}:{view.span.line}"),
+            code(view.mutant.operator),
+            prose(view.mutant.explanation),
+        ]
+        if with_triage:
+            row.append(text(view.triage.classification) if view.triage else "")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Inspect one with `bugsmith show <id>`."]
+    return lines
+
+
+def text(value: str) -> str:
+    """Plain text for a table cell: one line, trimmed, Markdown and HTML characters escaped."""
+    return _escape(_one_line(value))
+
+
+def prose(value: str) -> str:
+    """Text whose `backquoted` parts, as explanations write code, stay code spans."""
+    parts = _BACKQUOTED.split(_one_line(value))
+    return "".join(
+        _code(part[1:-1]) if index % 2 else _escape(part) for index, part in enumerate(parts)
+    )
+
+
+def code(value: str) -> str:
+    """A code span that survives backticks and `|` in the value (GFM splits cells first)."""
+    return _code(_one_line(value))
+
+
+def _code(value: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    escaped = value.replace("|", "\\|")
+    return f"{fence}{pad}{escaped}{pad}{fence}"
+
+
+def _escape(value: str) -> str:
+    return _SPECIAL.sub(r"\\\1", value).replace("&", "&amp;")
+
+
+def _one_line(value: str) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= _CELL_CHARS else value[: _CELL_CHARS - 1] + "…"

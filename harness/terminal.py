@@ -1,0 +1,94 @@
+"""What the CLI shows in a terminal: a progress bar and the end-of-run tables. Pure strings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from harness.outcome import Outcome, RunResult, Status, mutation_score
+
+BAR_WIDTH = 28
+
+
+def progress_line(done: int, total: int, counts: dict[str, int], eta: float | None) -> str:
+    filled = int(BAR_WIDTH * done / total) if total else BAR_WIDTH
+    bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+    parts = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts.get(s.value))
+    eta_text = f" ETA {eta:.0f}s" if eta is not None else ""
+    return f"[{bar}] {done}/{total} {parts}{eta_text}"
+
+
+def _score_text(outcomes: Iterable[Outcome]) -> str:
+    score = mutation_score(list(outcomes))
+    return "   n/a" if score is None else f"{score:5.1f}%"
+
+
+def _table(title: str, groups: dict[str, list[Outcome]]) -> list[str]:
+    width = max([len(title)] + [len(name) for name in groups])
+    lines = [f"{title:<{width}}  score   killed survived  timeout    error no-cover equiv"]
+    for name in sorted(groups):
+        outcomes = groups[name]
+        counts = {s: sum(o.status is s for o in outcomes) for s in Status}
+        lines.append(
+            f"{name:<{width}}  {_score_text(outcomes)} "
+            + " ".join(f"{counts[s]:>8}" for s in Status)
+        )
+    return lines
+
+
+def summary(result: RunResult, survivors_shown: int = 30) -> str:
+    by_id = {m.id: m for m in result.mutants}
+    by_file: dict[str, list[Outcome]] = defaultdict(list)
+    by_family: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in result.outcomes:
+        mutant = by_id[outcome.mutant_id]
+        by_file[mutant.file].append(outcome)
+        by_family[mutant.family.value].append(outcome)
+    lines = [*_table("file", by_file), "", *_table("family", by_family), ""]
+    survivors = [o for o in result.outcomes if o.status in (Status.SURVIVED, Status.NO_COVERAGE)]
+    if survivors:
+        lines.append(f"{len(survivors)} mutant(s) not caught (see `bugsmith show ID`):")
+        for outcome in survivors[:survivors_shown]:
+            mutant = by_id[outcome.mutant_id]
+            lines.append(
+                f"  {mutant.id}  {outcome.status.value:<11} {mutant.file}:{mutant.span.line}"
+                f"  {mutant.operator}: {_one_line(mutant.original)} -> {_one_line(mutant.mutated)}"
+            )
+        if len(survivors) > survivors_shown:
+            lines.append(f"  ... and {len(survivors) - survivors_shown} more (see the report)")
+        lines.append("")
+    counts = result.counts()
+    total = len(result.outcomes)
+    score = result.score
+    lines.append(
+        f"mutation score {'n/a' if score is None else f'{score:.1f}%'}: "
+        f"{counts[Status.KILLED] + counts[Status.TIMEOUT]} of "
+        f"{total - counts[Status.EQUIVALENT] - counts[Status.ERROR]} counted mutants detected "
+        f"({total} mutants, {result.duration:.1f} s)"
+    )
+    return "\n".join(lines)
+
+
+def _one_line(text: str, limit: int = 50) -> str:
+    text = " ".join(text.split()) or "(deleted)"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def mutant_details(mutant, outcome: Outcome | None) -> str:
+    lines = [
+        f"{mutant.id}  {mutant.operator}  ({mutant.family.value})",
+        f"{mutant.file}:{mutant.span.line}:{mutant.span.column + 1}"
+        + (f" in {mutant.scope}" if mutant.scope else ""),
+        mutant.explanation,
+    ]
+    if outcome is not None:
+        status = outcome.status.value
+        if outcome.killed_by:
+            status += f" by {outcome.killed_by[0]}"
+        if outcome.failure:
+            status += f" ({outcome.failure.value}: {outcome.exception})"
+        if outcome.detail:
+            status += f" ({outcome.detail})"
+        lines.append(f"status: {status}")
+    lines += ["", mutant.diff.rstrip("\n")]
+    return "\n".join(lines)

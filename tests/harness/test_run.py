@@ -1,0 +1,142 @@
+"""harness.run on a tiny project: every kind of verdict, safety, caching and resume."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import harness
+from harness.config import resolve
+from harness.errors import BaselineError
+
+from toyproject import TOY_MUTATORS, by_source, tree_digest
+
+EXPECTED = {
+    (4, "10", "0"): "killed",  # module level: runs through a fresh import
+    (8, "<", "<="): "survived",
+    (16, "0", "1"): "killed",
+    (18, "s += x", "pass"): "killed",
+    (27, "0", "1"): "survived",
+    (28, "<", "<="): "killed",
+    (29, "i += 1", "pass"): "timeout",
+    (29, "1", "0"): "timeout",
+    (34, "1", "0"): "error",  # os._exit(0) under a test
+    (35, "0", "1"): "no coverage",
+    (36, "2", "0"): "error",  # sys.exit(0) under a test
+    (37, "0", "1"): "no coverage",
+    (42, "<", "<="): "survived",
+    (42, "0", "1"): "survived",
+    (48, "1", "0"): "no coverage",
+    (52, "1", "0"): "killed",
+}
+
+
+def run(root: Path, **overrides):
+    return harness.run(resolve(root, **overrides), mutators=TOY_MUTATORS)
+
+
+def test_every_verdict_and_the_tree_is_untouched(project: Path) -> None:
+    """Each mutant gets the verdict its behaviour deserves, and no byte of the tree changes."""
+    before = tree_digest(project)
+    result = run(project, timeout_factor=2.0)
+    assert by_source(result) == EXPECTED
+    assert tree_digest(project) == before
+
+
+def test_kill_details_say_which_test_and_how(project: Path) -> None:
+    """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
+    result = run(project)
+    mutants = {m.id: m for m in result.mutants}
+    kills = {(mutants[o.mutant_id].span.line): o for o in result.outcomes if o.status.value == "killed"}
+    assert kills[16].killed_by == ("tests/test_calc.py::test_total",)
+    assert kills[16].failure.value == "silent" and kills[16].exception == "AssertionError"
+    assert kills[52].failure.value == "loud" and kills[52].exception == "IndexError"
+    exits = [o for o in result.outcomes if mutants[o.mutant_id].span.line in (34, 36)]
+    assert all(o.status.value == "error" and "exit" in o.detail for o in exits)
+
+
+def test_timeout_is_enforced_within_its_limit(project: Path) -> None:
+    """A mutant that loops forever ends as timeout soon after 3 x its tests' time + 1 s."""
+    result = run(project)
+    mutants = {m.id: m for m in result.mutants}
+    loops = [o for o in result.outcomes if mutants[o.mutant_id].span.line == 29]
+    assert [o.status.value for o in loops] == ["timeout", "timeout"]
+    assert all(o.duration < 5.0 for o in loops)
+
+
+def test_subprocess_isolation_gives_the_same_verdicts(project: Path) -> None:
+    """The portable mode (a fresh interpreter per mutant) agrees with the fork server."""
+    result = run(project, isolation="subprocess")
+    assert by_source(result) == EXPECTED
+
+
+def test_red_baseline_names_the_failing_test(project: Path) -> None:
+    """A suite that fails on unmutated code stops the run: every verdict would be meaningless."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_broken():\n    assert 1 == 2\n")
+    with pytest.raises(BaselineError, match="test_broken"):
+        run(project)
+
+
+def test_rerun_uses_cache_and_retests_what_an_edit_touched(project: Path) -> None:
+    """A re-run re-tests nothing; a new test covering a survivor re-tests exactly that code."""
+    first = run(project)
+    again = run(project)
+    assert by_source(again) == by_source(first)
+    assert [o.duration for o in again.outcomes] == [o.duration for o in first.outcomes]
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_clamp_edge():\n    assert clamp(0, 0, 10) == 0\n"
+                     "    assert checked(0) == 0\n")
+    third = by_source(run(project))
+    assert third[(42, "<", "<=")] == "killed"  # checked(0) now raises on the mutant
+    assert third[(8, "<", "<=")] == "survived"  # still equivalent on these inputs
+
+
+def _outcome_count(store: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            return db.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.slow
+def test_sigkill_half_way_then_resume_matches_an_uninterrupted_run(project: Path, tmp_path: Path) -> None:
+    """A run killed with SIGKILL loses only what was in flight, leaves the tree intact, and the
+    next run resumes to exactly the verdicts of an uninterrupted run."""
+    clean = tmp_path / "clean"
+    shutil.copytree(project, clean)
+    before = tree_digest(project)
+    script = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from pathlib import Path\nimport harness\nfrom harness.config import resolve\n"
+        "from harness.terminal import summary\nfrom toyproject import TOY_MUTATORS\n"
+        "print(summary(harness.run(resolve(Path('.'), jobs=1), mutators=TOY_MUTATORS)))\n"
+    )
+    command = [sys.executable, "-c", script]
+    process = subprocess.Popen(command, cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    store = project / ".bugsmith" / "bugsmith.sqlite"
+    deadline = time.monotonic() + 120
+    while _outcome_count(store) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert tree_digest(project) == before
+    partial = _outcome_count(store)
+    resumed = subprocess.run(command, cwd=project, capture_output=True, text=True, check=False)
+    uninterrupted = subprocess.run(command, cwd=clean, capture_output=True, text=True, check=False)
+    assert resumed.returncode == uninterrupted.returncode == 0, resumed.stderr
+    survivors = lambda out: sorted(line for line in out.splitlines() if line.startswith("  "))  # noqa: E731
+    assert survivors(resumed.stdout) == survivors(uninterrupted.stdout)
+    assert resumed.stdout.splitlines()[-1].split("(")[0] == uninterrupted.stdout.splitlines()[-1].split("(")[0]
+    assert 0 < partial < _outcome_count(store)
+    assert tree_digest(project) == before
