@@ -8,9 +8,8 @@ for. No function here runs anything again or reads the user's tree: a report is 
 from __future__ import annotations
 
 import json as _json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from harness.errors import BugsmithError
 from harness.outcome import RunResult
@@ -20,9 +19,11 @@ from harness.report.markdown import markdown_summary
 from harness.report import sarif_log  # the module: `sarif` the keyword hides `sarif` the function
 from harness.report.sarif_log import sarif
 from harness.report.stryker import stryker_json
+from harness.report.view import TriageFindings
 
 __all__ = [
     "ReportError",
+    "TriageFindings",
     "junit_xml",
     "markdown_summary",
     "render_html",
@@ -30,8 +31,6 @@ __all__ = [
     "stryker_json",
     "write_reports",
 ]
-
-Triage = Mapping[str, Mapping[str, Any]]
 
 
 class ReportError(BugsmithError):
@@ -46,7 +45,7 @@ def write_reports(
     markdown: str | Path | None = None,
     junit: str | Path | None = None,
     sarif: str | Path | None = None,
-    triage: Triage | None = None,
+    triage: TriageFindings | None = None,
 ) -> list[Path]:
     """Write each report given a path (creating folders); return the paths written, in that order."""
     renderers: list[tuple[str | Path | None, Callable[[], str]]] = [

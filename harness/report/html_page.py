@@ -12,7 +12,6 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -31,6 +30,7 @@ from harness.report.view import (
     MutantView,
     RunView,
     Tally,
+    TriageFindings,
     build_view,
     tally,
     worst,
@@ -38,7 +38,7 @@ from harness.report.view import (
 from harness.report.wording import percent, seconds, slug
 
 _BACKQUOTED = re.compile(r"(`[^`\n]+`)")
-COVERED_CAP = 25  # covering tests listed per mutant; a hot line can be covered by hundreds
+COVERED_CAP = 25  # covering tests listed per survivor; a hot line can be covered by hundreds
 STATUS_HELP = {
     "killed": "a test failed: the bug was caught",
     "survived": "every covering test passed: the bug went unnoticed",
@@ -56,9 +56,10 @@ class Line:
     html: Markup
     marker: str  # worst status of the mutants touching this line, "" if none
     mutants: tuple[MutantView, ...]  # the mutants that start on this line
+    touching: str  # ids of the mutants whose span covers this line, space-separated
 
 
-def render_html(result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+def render_html(result: RunResult, *, triage: TriageFindings | None = None) -> str:
     """The whole report as one HTML document."""
     view = build_view(result, triage)
     env = _environment()
@@ -85,18 +86,7 @@ def file_lines(file: FileView) -> list[Line]:
     """The file's lines, coloured, with each mutated site underlined in its worst status."""
     if file.source is None:
         return []
-    lines = source_lines(file.source)
-    sites: dict[int, list[Site]] = {}
-    touching: dict[int, list[str]] = {}
-    # Best status first, so that where sites overlap the worst one is drawn last and shows.
-    for mutant in sorted(file.mutants, key=lambda m: -SEVERITY.index(m.status)):
-        span = mutant.span
-        for number in range(span.line, min(span.end_line, len(lines)) + 1):
-            text = lines[number - 1]
-            start = span.column if number == span.line else len(text) - len(text.lstrip())
-            end = span.end_column if number == span.end_line else len(text)
-            sites.setdefault(number, []).append((start, end, f"u u-{slug(mutant.status)}"))
-            touching.setdefault(number, []).append(mutant.status)
+    sites, touching = _sites(file, source_lines(file.source))
     starting: dict[int, list[MutantView]] = {}
     for mutant in file.mutants:
         starting.setdefault(mutant.span.line, []).append(mutant)
@@ -104,11 +94,31 @@ def file_lines(file: FileView) -> list[Line]:
         Line(
             number=number,
             html=html,
-            marker=worst(touching.get(number, ())),
+            marker=worst(m.status for m in touching.get(number, ())),
             mutants=tuple(starting.get(number, ())),
+            touching=" ".join(sorted({m.id for m in touching.get(number, ())})),
         )
         for number, html in enumerate(highlight(file.source, sites), 1)
     ]
+
+
+def _sites(
+    file: FileView, lines: list[str]
+) -> tuple[dict[int, list[Site]], dict[int, list[MutantView]]]:
+    """Per line, the ranges to underline and the mutants whose span covers it."""
+    sites: dict[int, list[Site]] = {}
+    touching: dict[int, list[MutantView]] = {}
+    # Best status first, so that where sites overlap the worst one is drawn last and shows.
+    for mutant in sorted(file.mutants, key=lambda m: -SEVERITY.index(m.status)):
+        span = mutant.span
+        for number in range(span.line, min(span.end_line, len(lines)) + 1):
+            text = lines[number - 1]
+            indent = len(text) - len(text.lstrip())  # a deleted statement's span starts at column 0
+            start = max(span.column, indent) if number == span.line else indent
+            end = span.end_column if number == span.end_line else len(text)
+            sites.setdefault(number, []).append((start, end, f"u u-{slug(mutant.status)}"))
+            touching.setdefault(number, []).append(mutant)
+    return sites, touching
 
 
 def diff_lines(diff: str) -> list[tuple[str, str]]:
@@ -139,7 +149,9 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines, prose=prose)
+    env.filters.update(
+        slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines, prose=prose
+    )
     return env
 
 

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from typing import Any
 
 from harness.outcome import RunResult
-from harness.report.view import FileView, MutantView, build_view
+from harness.report.view import FileView, MutantView, TriageFindings, build_view
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _FAILED = frozenset({"survived", "no coverage"})
 _SKIPPED = frozenset({"equivalent", "error", "pending"})
 
 
-def junit_xml(result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | None = None) -> str:
+def junit_xml(result: RunResult, *, triage: TriageFindings | None = None) -> str:
     """The run as a JUnit XML document, one `<testsuite>` per mutated file."""
     view = build_view(result, triage)
     root = _element("testsuites", name="bugsmith", time=f"{result.duration:.3f}", **_totals(view.mutants))

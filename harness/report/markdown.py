@@ -8,25 +8,24 @@ HTML would be rendered (or stripped) instead of shown.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from harness.outcome import RunResult
-from harness.report.view import STATUS_ORDER, MutantView, build_view
+from harness.report.view import STATUS_ORDER, MutantView, TriageFindings, build_view
 from harness.report.wording import percent, plural, seconds
 
 DEFAULT_LIMIT = 10
 _CELL_CHARS = 160
 _RATING_WORDS = {"good": "good", "fair": "fair", "poor": "poor", "none": "nothing scored"}
 _BACKQUOTED = re.compile(r"(`[^`]+`)")
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+# Characters that can start markup inside a table cell; `(` only matters after `]`.
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def markdown_summary(
     result: RunResult,
     *,
     limit: int = DEFAULT_LIMIT,
-    triage: Mapping[str, Mapping[str, Any]] | None = None,
+    triage: TriageFindings | None = None,
 ) -> str:
     """Score, counts, a per-family table and the first `limit` survivors, realistic ones first."""
     view = build_view(result, triage)
@@ -61,7 +60,7 @@ def markdown_summary(
 def _survivors(survivors: tuple[MutantView, ...], limit: int) -> list[str]:
     if not survivors:
         return ["", "Every mutant that counts was detected."]
-    shown = survivors[:limit]
+    shown = _spread(survivors)[:limit]
     heading = f"### Survivors ({len(shown)} of {len(survivors)})" if len(shown) < len(survivors) else (
         f"### Survivors ({len(survivors)})"
     )
@@ -86,6 +85,15 @@ def _survivors(survivors: tuple[MutantView, ...], limit: int) -> list[str]:
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Inspect one with `bugsmith show <id>`."]
     return lines
+
+
+def _spread(survivors: tuple[MutantView, ...]) -> list[MutantView]:
+    """Round-robin over families (realistic first), so a short list shows every kind of miss."""
+    by_family: dict[str, list[MutantView]] = {}
+    for view in survivors:
+        by_family.setdefault(view.family, []).append(view)
+    queues = list(by_family.values())
+    return [queue[i] for i in range(max(map(len, queues), default=0)) for queue in queues if i < len(queue)]
 
 
 def text(value: str) -> str:

@@ -7,18 +7,17 @@ Regions are 1-based with an exclusive end column, counted in code points as ours
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from harness.outcome import RunResult
 from harness.report.about import NAME, homepage, version
-from harness.report.view import MutantView, build_view
+from harness.report.view import MutantView, TriageFindings, build_view
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "bugsmithMutantId/v1"
 
 
-def sarif(result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+def sarif(result: RunResult, *, triage: TriageFindings | None = None) -> dict[str, Any]:
     """The run's survivors as a SARIF 2.1.0 log (a JSON-ready dict)."""
     view = build_view(result, triage)
     survivors = [m for m in view.mutants if m.status == "survived"]

@@ -9,13 +9,12 @@ keys, which the schema allows on every object (none of its objects sets
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
 from harness.outcome import Outcome, RunResult, Status, TestInfo
 from harness.report.about import NAME, homepage, version
-from harness.report.view import PENDING, FileView, MutantView, build_view
+from harness.report.view import PENDING, FileView, MutantView, TriageFindings, build_view
 
 SCHEMA_VERSION = "2"
 STATUS = {
@@ -30,7 +29,7 @@ STATUS = {
 
 
 def stryker_json(
-    result: RunResult, *, triage: Mapping[str, Mapping[str, Any]] | None = None
+    result: RunResult, *, triage: TriageFindings | None = None
 ) -> dict[str, Any]:
     """The run as a mutation-testing report (a JSON-ready dict)."""
     view = build_view(result, triage)

@@ -28,6 +28,8 @@ STATUS_ORDER: tuple[str, ...] = (
 UNDETECTED = frozenset({Status.SURVIVED.value, Status.NO_COVERAGE.value})
 FAMILY_ORDER: tuple[str, ...] = tuple(family.value for family in Family)
 DEFAULT_THRESHOLDS = (80, 60)  # high, low: Stryker's defaults
+# Survivor triage findings by mutant id: {"classification", "witness", "suggested_test"}.
+TriageFindings = Mapping[str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,7 +111,7 @@ class RunView:
         return "good" if score >= high else "fair" if score >= low else "poor"
 
 
-def build_view(result: RunResult, triage: Mapping[str, Mapping[str, Any]] | None = None) -> RunView:
+def build_view(result: RunResult, triage: TriageFindings | None = None) -> RunView:
     outcomes = {outcome.mutant_id: outcome for outcome in result.outcomes}
     triage = triage or {}
     views = sorted(

@@ -3,8 +3,6 @@
 The bugs people write in numpy and pandas code rarely crash: a (n, 1) column meets a (n,)
 vector and silently becomes an (n, n) matrix, a reduction runs over the wrong axis and still
 returns numbers. Each mutator matches a call or indexing pattern, never a file or a name of ours.
-
-The small call-argument helpers at the top are shared with the window and leakage families.
 """
 
 from __future__ import annotations
@@ -16,91 +14,22 @@ import libcst.matchers as m
 
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
+# `callee`, `keyword`, `with_arg` and `without_arg` are also imported from here by other families.
+from mutators.families._calls import (  # noqa: F401
+    ARRAY_MODULES,
+    callee,
+    in_place_of,
+    int_value,
+    is_module_call,
+    keyword,
+    positional,
+    replaced_arg,
+    spelled_out,
+    with_arg,
+    with_text,
+    without_arg,
+)
 from mutators.mutant import Family
-
-# Names under which array libraries are usually imported: `np.mean(x)` is a function form whose
-# first argument is the array, `x.mean()` a method form whose receiver is.
-ARRAY_MODULES = frozenset({"np", "numpy", "jnp", "cp", "cupy", "torch"})
-_ATOMS = (
-    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float,
-    cst.SimpleString, cst.List, cst.Dict, cst.Set,
-)
-# Where an operand may stand without parentheses whatever its precedence.
-_LOOSE_PARENTS = (
-    cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Arg, cst.Element,
-    cst.Expr, cst.Index, cst.DictElement,
-)
-
-
-def callee(call: cst.Call) -> str | None:
-    """The called name: `mean` for both `np.mean(x)` and `x.mean()`."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
-
-
-def is_module_call(call: cst.Call) -> bool:
-    """`np.mean(x)`: an array library's function, not a method of an array."""
-    return m.matches(call.func, m.Attribute(value=m.Name())) and call.func.value.value in ARRAY_MODULES
-
-
-def keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    return next((arg for arg in call.args if arg.keyword and arg.keyword.value == name), None)
-
-
-def positional(call: cst.Call, index: int) -> cst.Arg | None:
-    """The `index`-th positional argument, or None when absent or hidden behind `*args`."""
-    for position, arg in enumerate(call.args):
-        if arg.keyword is not None or arg.star:
-            return None
-        if position == index:
-            return arg
-    return None
-
-
-def without_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
-    """`call` without `arg`; a removed last argument hands its (trailing) comma to the one before."""
-    args = [each for each in call.args if each is not arg]
-    if call.args and call.args[-1] is arg and args:
-        args[-1] = args[-1].with_changes(comma=arg.comma)
-    return call.with_changes(args=args)
-
-
-def with_arg(call: cst.Call, arg: cst.Arg, ctx: Context) -> cst.Call:
-    """`call` with `arg` appended after the existing arguments, keeping a trailing comma."""
-    if not call.args:
-        return call.with_changes(args=[arg])
-    last = call.args[-1]
-    separator = call.args[-2].comma if len(call.args) > 1 else cst.MaybeSentinel.DEFAULT
-    if not isinstance(separator, cst.Comma) or not isinstance(last.comma, cst.Comma):
-        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return call.with_changes(
-        args=[*call.args[:-1], last.with_changes(comma=separator), arg.with_changes(comma=last.comma)]
-    )
-
-
-def replaced_arg(call: cst.Call, arg: cst.Arg, value: cst.BaseExpression) -> cst.Call:
-    return call.with_changes(args=[each.with_changes(value=value) if each is arg else each for each in call.args])
-
-
-def in_place_of(original: cst.BaseExpression, new: cst.BaseExpression, ctx: Context) -> cst.BaseExpression:
-    """`new`, parenthesised when it would otherwise bind differently where `original` stood."""
-    if original.lpar:
-        return new.with_changes(lpar=[*original.lpar, *new.lpar], rpar=[*new.rpar, *original.rpar])
-    if new.lpar or isinstance(new, _ATOMS) or isinstance(ctx.parent(original), _LOOSE_PARENTS):
-        return new
-    return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def int_value(expr: cst.BaseExpression) -> int | None:
-    """The value of an integer literal, `-1` included; None for anything else."""
-    if isinstance(expr, cst.Integer) and not expr.lpar:
-        return int(expr.evaluated_value)
-    if m.matches(expr, m.UnaryOperation(operator=m.Minus(), expression=m.Integer())):
-        return -int(expr.expression.evaluated_value)
-    return None
 
 
 def _is_newaxis(expr: cst.BaseExpression) -> bool:
@@ -120,7 +49,10 @@ class DropSqueeze(Mutator):
 
     name = "shape/drop-squeeze"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: a (n, 1) column is no longer flattened, so it broadcasts against a (n,) vector into an (n, n) matrix"
+    explanation = (
+        "`{original}` became `{mutated}`: a (n, 1) column is no longer flattened, so it "
+        "broadcasts against a (n,) vector into an (n, n) matrix"
+    )
     matcher = m.Call(func=m.Attribute(attr=m.Name("squeeze")))
     examples = (
         Example(before="def f(p, y):\n    return (p.squeeze() - y) ** 2\n",
@@ -130,8 +62,9 @@ class DropSqueeze(Mutator):
         Example(before="def f(p):\n    return np.squeeze\n", after=()),  # not called
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.BaseExpression]:
-        if not is_module_call(node):
+        if not is_module_call(node, ctx):
             yield in_place_of(node, node.func.value, ctx)
         elif (array := positional(node, 0)) is not None:
             yield in_place_of(node, array.value, ctx)
@@ -146,8 +79,13 @@ class SqueezeAllAxes(Mutator):
 
     name = "shape/squeeze-all-axes"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: a bare squeeze also drops the sample axis when there is one sample, turning a (1, 1) array into a 0-d scalar instead of a (1,) vector"
-    matcher = m.Call(func=m.Attribute(attr=m.Name("ravel") | m.Name("flatten") | m.Name("squeeze") | m.Name("reshape")))
+    explanation = (
+        "`{original}` became `{mutated}`: a bare squeeze also drops the sample axis when there "
+        "is one sample, turning a (1, 1) array into a 0-d scalar instead of a (1,) vector"
+    )
+    matcher = m.Call(
+        func=m.Attribute(attr=m.Name("ravel") | m.Name("flatten") | m.Name("squeeze") | m.Name("reshape"))
+    )
     examples = (
         Example(before="def f(y):\n    return y.ravel()\n", after=("def f(y):\n    return y.squeeze()\n",)),
         Example(before="def f(y):\n    return y.reshape(-1)\n", after=("def f(y):\n    return y.squeeze()\n",)),
@@ -157,9 +95,10 @@ class SqueezeAllAxes(Mutator):
         Example(before="def f(y):\n    return y.squeeze(), y.reshape(-1, 1), np.squeeze(y)\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
         name, func = callee(node), node.func
-        if is_module_call(node):
+        if is_module_call(node, ctx):
             if name == "squeeze" and (axis := keyword(node, "axis") or positional(node, 1)):
                 yield without_arg(node, axis)
             elif name == "ravel" and len(node.args) == 1:
@@ -190,7 +129,10 @@ class DropFlatten(Mutator):
 
     name = "shape/drop-flatten"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: the array is no longer flattened, so a (n, 1) column broadcasts against a (n,) vector into an (n, n) matrix"
+    explanation = (
+        "`{original}` became `{mutated}`: the array is no longer flattened, so a (n, 1) column "
+        "broadcasts against a (n,) vector into an (n, n) matrix"
+    )
     matcher = m.Call(func=m.Attribute(attr=m.Name("ravel") | m.Name("flatten") | m.Name("reshape")))
     examples = (
         Example(before="def f(a, b):\n    return a.ravel() == b\n", after=("def f(a, b):\n    return a == b\n",)),
@@ -199,8 +141,9 @@ class DropFlatten(Mutator):
         Example(before="def f(a):\n    return a.reshape(-1, 1), a.flatten\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.BaseExpression]:
-        if is_module_call(node):
+        if is_module_call(node, ctx):
             array, shape = positional(node, 0), positional(node, 1)
             if array is None:
                 return
@@ -219,7 +162,10 @@ class TransposeReshape(Mutator):
 
     name = "shape/transpose-reshape"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: an (n, 1) column became a (1, n) row, so it broadcasts into an (n, n) matrix or reads as one sample with n features"
+    explanation = (
+        "`{original}` became `{mutated}`: an (n, 1) column became a (1, n) row, so it "
+        "broadcasts into an (n, n) matrix or reads as one sample with n features"
+    )
     matcher = m.Call(func=m.Attribute(attr=m.Name("reshape")))
     examples = (
         Example(before="def f(x):\n    return x.reshape(-1, 1)\n", after=("def f(x):\n    return x.reshape(1, -1)\n",)),
@@ -230,7 +176,7 @@ class TransposeReshape(Mutator):
     )
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
-        if is_module_call(node):
+        if is_module_call(node, ctx):
             shape = keyword(node, "newshape") or keyword(node, "shape") or positional(node, 1)
         else:
             shape = node.args[0] if len(node.args) == 1 else None
@@ -238,7 +184,7 @@ class TransposeReshape(Mutator):
             swapped = _swapped(shape.value.elements)
             if swapped is not None:
                 yield replaced_arg(node, shape, shape.value.with_changes(elements=swapped))
-        elif not is_module_call(node) and all(arg.keyword is None for arg in node.args):
+        elif not is_module_call(node, ctx) and all(arg.keyword is None for arg in node.args):
             swapped = _swapped(node.args)
             if swapped is not None:
                 yield node.with_changes(args=swapped)
@@ -246,7 +192,8 @@ class TransposeReshape(Mutator):
 
 def _swapped(items: Sequence[cst.Arg] | Sequence[cst.BaseElement]) -> list | None:
     """Two shape entries, exactly one of them the literal 1, exchanged (separators kept)."""
-    if len(items) != 2 or any(isinstance(item, cst.StarredElement) or getattr(item, "star", "") for item in items):
+    starred = any(isinstance(item, cst.StarredElement) or getattr(item, "star", "") for item in items)
+    if len(items) != 2 or starred:
         return None
     first, second = items
     if (int_value(first.value) == 1) == (int_value(second.value) == 1):
@@ -263,8 +210,13 @@ class DropKeepdims(Mutator):
 
     name = "shape/drop-keepdims"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: the reduced axis is removed, so (n,) row statistics broadcast across columns instead of down rows"
-    matcher = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("keepdims"), value=m.Name("True")), m.ZeroOrMore()])
+    explanation = (
+        "`{original}` became `{mutated}`: the reduced axis is removed, so (n,) row statistics "
+        "broadcast across columns instead of down rows"
+    )
+    matcher = m.Call(
+        args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("keepdims"), value=m.Name("True")), m.ZeroOrMore()]
+    )
     examples = (
         Example(before="def f(x):\n    return x - x.max(axis=1, keepdims=True)\n",
                 after=("def f(x):\n    return x - x.max(axis=1)\n",)),
@@ -273,13 +225,15 @@ class DropKeepdims(Mutator):
         Example(before="def f(x):\n    return x.max(axis=1, keepdims=False)\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
         yield without_arg(node, keyword(node, "keepdims"))
 
 
 # The default axis of calls that take one, in numpy (None: the whole flattened array) and in
 # pandas (methods reduce over the index, axis 0). Dropping an explicit axis is proposed only when
-# it changes the result under every reading of the call, so `df.mean(axis=0)` is left alone.
+# it changes the result under every reading of the call, so in a module that imports pandas
+# `df.mean(axis=0)` is left alone.
 _NUMPY_AXIS: dict[str, int | None] = {
     **dict.fromkeys(
         "mean nanmean sum nansum std nanstd var nanvar min max nanmin nanmax amin amax argmin argmax"
@@ -310,7 +264,10 @@ class SwapAxis(Mutator):
 
     name = "shape/swap-axis"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: the operation now runs along another axis (or over the whole array), mixing features where it should mix samples"
+    explanation = (
+        "`{original}` became `{mutated}`: the operation now runs along another axis (or over "
+        "the whole array), mixing features where it should mix samples"
+    )
     matcher = m.Call(args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(x):\n    return np.mean(x, axis=0)\n",
@@ -318,30 +275,34 @@ class SwapAxis(Mutator):
         Example(before="def f(x):\n    return x.sum(axis=-1) + x.std(1)\n",
                 after=("def f(x):\n    return x.sum(axis=0) + x.std(1)\n", "def f(x):\n    return x.sum() + x.std(1)\n",
                        "def f(x):\n    return x.sum(axis=-1) + x.std(0)\n", "def f(x):\n    return x.sum(axis=-1) + x.std()\n")),
-        Example(before="def f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
-                after=("def f(df):\n    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
-                       "def f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
-                       "def f(df):\n    return df.mean(axis=0), pd.concat(parts)\n")),
-        Example(before="def f(x):\n    return x.take(0), x.sum(axis=None), max(x, 0), np.sort(x, axis=1)\n",
-                after=("def f(x):\n    return x.take(0), x.sum(axis=None), max(x, 0), np.sort(x, axis=0)\n",)),
+        Example(before="import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
+                after=("import pandas as pd\n\ndef f(df):\n    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
+                       "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
+                       "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts)\n")),
+        Example(before="import numpy as np\n\ndef f(x):\n    return x.mean(axis=0)\n",
+                after=("import numpy as np\n\ndef f(x):\n    return x.mean(axis=1)\n",
+                       "import numpy as np\n\ndef f(x):\n    return x.mean()\n")),
+        Example(before="def f(x):\n    return np.sort(x, axis=1)\n", after=("def f(x):\n    return np.sort(x, axis=0)\n",)),
+        Example(before="def f(x, k):\n    return x.take(0), x.sum(axis=None), max(x, 0), g(x, axis=k)\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         name = callee(node)
-        axis = keyword(node, "axis") or _positional_axis(node, name)
+        axis = keyword(node, "axis") or _positional_axis(node, name, ctx)
         if axis is None:
             return
         other = _other_axis(axis.value)
         if other is not None:
             yield Rewrite(replacement=other, target=axis.value)
-        if _drop_changes_result(node, name, axis.value):
+        if _drop_changes_result(node, name, axis.value, ctx):
             yield Rewrite(replacement=without_arg(node, axis))
 
 
-def _positional_axis(node: cst.Call, name: str | None) -> cst.Arg | None:
+def _positional_axis(node: cst.Call, name: str | None, ctx: Context) -> cst.Arg | None:
     if name not in _POSITIONAL_AXIS or not isinstance(node.func, cst.Attribute):
         return None
-    arg = positional(node, 1 if is_module_call(node) else 0)
+    arg = positional(node, 1 if is_module_call(node, ctx) else 0)
     return arg if arg is not None and int_value(arg.value) in (0, 1, -1) else None
 
 
@@ -351,17 +312,32 @@ def _axis_number(value: cst.BaseExpression) -> int | None:
     return int_value(value)
 
 
-def _drop_changes_result(node: cst.Call, name: str | None, value: cst.BaseExpression) -> bool:
+def _may_use_pandas(ctx: Context) -> bool:
+    """Whether `x.mean(axis=0)` might be a pandas method here: only if the module imports pandas."""
+    return any(
+        "pandas" in ctx.code(statement)
+        for statement in ctx.module.body
+        if m.matches(statement, m.SimpleStatementLine(body=[m.OneOf(m.Import(), m.ImportFrom())]))
+    )
+
+
+def _drop_changes_result(
+    node: cst.Call, name: str | None, value: cst.BaseExpression, ctx: Context
+) -> bool:
     axis = _axis_number(value)
+    module = node.func.value.value if is_module_call(node, ctx) else None  # type: ignore[attr-defined]
     defaults: list[int | None] = []
-    if name in _NUMPY_AXIS:
+    if name in _NUMPY_AXIS and (module is None or module in ARRAY_MODULES):
         defaults.append(_NUMPY_AXIS[name])
-    if name in _PANDAS_AXIS_ZERO and not is_module_call(node):
+    pandas_method = module is None and _may_use_pandas(ctx)
+    if name in _PANDAS_AXIS_ZERO and (pandas_method or module in ("pd", "pandas")):
         defaults.append(0)
     if axis is None or not defaults:
-        return False
+        return False  # another library's function: its default axis is unknown
     # With a default of -1, axis 1 is the same axis on the usual 2-D data.
-    return all(default is None or (axis == 0 if default == -1 else axis != default) for default in defaults)
+    return all(
+        default is None or (axis == 0 if default == -1 else axis != default) for default in defaults
+    )
 
 
 def _other_axis(value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -370,7 +346,7 @@ def _other_axis(value: cst.BaseExpression) -> cst.BaseExpression | None:
         return cst.Integer("1" if axis == 0 else "0")
     if isinstance(value, cst.SimpleString) and value.raw_value in ("index", "columns", "rows"):
         other = "columns" if value.raw_value in ("index", "rows") else "index"
-        return value.with_changes(value=value.prefix + value.quote + other + value.quote)
+        return with_text(value, other)
     return None
 
 
@@ -383,29 +359,31 @@ class DropNewAxis(Mutator):
 
     name = "shape/drop-newaxis"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: the (n,) vector no longer gains an axis, so broadcasting pairs elements instead of forming an (n, m) grid"
+    explanation = (
+        "`{original}` became `{mutated}`: the (n,) vector no longer gains an axis, so "
+        "broadcasting pairs elements instead of forming an (n, m) grid"
+    )
     matcher = m.Subscript() | m.Call(func=m.Attribute(attr=m.Name("expand_dims")))
     examples = (
         Example(before="def f(a, b):\n    return a[:, None] - b[None, :]\n",
                 after=("def f(a, b):\n    return a - b[None, :]\n", "def f(a, b):\n    return a[:, None] - b\n")),
         Example(before="def f(a):\n    return np.expand_dims(a, axis=1) * a[..., np.newaxis]\n",
                 after=("def f(a):\n    return a * a[..., np.newaxis]\n", "def f(a):\n    return np.expand_dims(a, axis=1) * a\n")),
-        Example(before="def f(a, d):\n    a[:, None] = 0\n    return a[:, 0], a[i, None], d[None]\n",
-                after=("def f(a, d):\n    a[:, None] = 0\n    return a[:, 0], a[i, None], d\n",)),
+        Example(before="def f(d):\n    return d[None] * 2\n", after=("def f(d):\n    return d * 2\n",)),
+        Example(before="def f(a, i):\n    a[:, None] = 0\n    return a[:, 0], a[i, None], np.newaxis\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Subscript | cst.Call, ctx: Context) -> Iterator[cst.BaseExpression]:
         if isinstance(node, cst.Call):
-            if is_module_call(node) and (array := positional(node, 0)) is not None:
+            if is_module_call(node, ctx) and (array := positional(node, 0)) is not None:
                 yield in_place_of(node, array.value, ctx)
             return
-        elements = node.slice
-        new_axes = [element for element in elements if isinstance(element.slice, cst.Index) and _is_newaxis(element.slice.value)]
-        rest_is_full = all(
-            _is_full_slice(element) or element in new_axes or m.matches(element.slice, m.Index(value=m.Ellipsis()))
-            for element in elements
-        )
-        if new_axes and rest_is_full and not _is_assigned(node, ctx):
+        new_axis = m.Index(value=m.Name("None") | m.Attribute(attr=m.Name("newaxis")))
+        kept = m.Slice(lower=None, upper=None, step=None) | m.Index(value=m.Ellipsis())
+        adds_axis = any(m.matches(element.slice, new_axis) for element in node.slice)
+        only_adds = all(m.matches(element.slice, new_axis | kept) for element in node.slice)
+        if adds_axis and only_adds and not _is_assigned(node, ctx):
             yield in_place_of(node, node.value, ctx)
 
 
@@ -423,7 +401,10 @@ class ColumnToRow(Mutator):
 
     name = "shape/column-to-row"
     family = Family.SHAPE
-    explanation = "`{original}` became `{mutated}`: this indexes row j (one sample's features) instead of column j (one feature across samples)"
+    explanation = (
+        "`{original}` became `{mutated}`: this indexes row j (one sample's features) instead "
+        "of column j (one feature across samples)"
+    )
     matcher = m.Subscript(slice=[m.SubscriptElement(), m.SubscriptElement(slice=m.Index())])
     examples = (
         Example(before="def f(X, j):\n    return X[:, j] > X.iloc[:, 0]\n",
@@ -431,6 +412,7 @@ class ColumnToRow(Mutator):
         Example(before="def f(X, j):\n    return X[:, None], X[:, ...], X[1:, j], X[i, j], X[:, 1:]\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.Subscript]:
         first, second = node.slice
         column = second.slice.value

@@ -16,27 +16,29 @@ import libcst.matchers as m
 
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
-from mutators.families.shape import callee, int_value, keyword, positional, without_arg
+from mutators.families._calls import callee, int_value, keyword, positional, spelled_out, without_arg
 from mutators.mutant import Family
 
 # Operands that bind tighter than `+`, so `e + 1` means (e) + 1 without parentheses.
-_TIGHT = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.UnaryOperation)
+_TIGHT = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)
 _TIGHT_OPERATORS = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 
-def nudged(expr: cst.BaseExpression, *, floor: int = 1) -> list[tuple[int, cst.BaseExpression]]:
+def nudged(
+    expr: cst.BaseExpression, *, floor: int = 1, from_end: bool = True
+) -> list[tuple[int, cst.BaseExpression]]:
     """`expr - 1` and `expr + 1` as `(delta, expression)`, written as a person would write them.
 
     `n - 1` becomes `n` or `n - 2`, not `n - 1 + 1`. A literal is never taken below `floor`,
-    and a negative literal (counting from the end) never reaches zero; an expression whose
-    precedence is unclear gives nothing.
+    and a negative literal counting `from_end` (an index) never reaches zero; an expression
+    whose precedence is unclear gives nothing.
     """
     value = int_value(expr)
     if value is not None:
         return [
             (delta, _literal(expr, value + delta))
             for delta in (-1, 1)
-            if (value + delta < 0 if value < 0 else value + delta >= floor)
+            if (value + delta < 0 if value < 0 and from_end else value + delta >= floor)
         ]
     if (
         isinstance(expr, cst.BinaryOperation)
@@ -45,8 +47,10 @@ def nudged(expr: cst.BaseExpression, *, floor: int = 1) -> list[tuple[int, cst.B
         and not expr.lpar
     ):
         return [(delta, _with_offset(expr, delta)) for delta in (-1, 1)]
-    tight = isinstance(expr, _TIGHT) or (
-        isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _TIGHT_OPERATORS)
+    tight = (
+        isinstance(expr, _TIGHT)
+        or (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _TIGHT_OPERATORS))
+        or (isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not))
     )
     if not (tight or expr.lpar):
         return []
@@ -88,7 +92,10 @@ class WindowSize(Mutator):
 
     name = "window/window-size"
     family = Family.WINDOW
-    explanation = "`{original}` became `{mutated}`: every rolling window now holds one observation too many or too few"
+    explanation = (
+        "`{original}` became `{mutated}`: every rolling window now holds one observation too "
+        "many or too few"
+    )
     matcher = m.Call(func=m.Attribute(attr=m.Name("rolling")), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(s, w):\n    return s.rolling(w).mean()\n",
@@ -98,13 +105,30 @@ class WindowSize(Mutator):
                        "def f(s):\n    return s.rolling(window=4, min_periods=1).sum()\n")),
         Example(before="def f(s):\n    return s.rolling(1).sum(), s.rolling('7D').sum(), s.expanding(3).sum()\n",
                 after=("def f(s):\n    return s.rolling(2).sum(), s.rolling('7D').sum(), s.expanding(3).sum()\n",)),
+        Example(before="def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w).sum()\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         window = keyword(node, "window") or positional(node, 0)
-        if window is not None:
+        if window is not None and not _known_string(window.value, ctx):
             for _, value in nudged(window.value, floor=1):
                 yield Rewrite(replacement=value, target=window.value)
+
+
+def _known_string(expr: cst.BaseExpression, ctx: Context) -> bool:
+    """`w` inside `if isinstance(w, str):`, where `w + 1` could only raise a TypeError."""
+    if not isinstance(expr, cst.Name):
+        return False
+    guard = m.Call(
+        func=m.Name("isinstance"), args=[m.Arg(value=m.Name(expr.value)), m.Arg(value=m.Name("str"))]
+    )
+    child: cst.CSTNode = expr
+    for ancestor in ctx.ancestors(expr):
+        if isinstance(ancestor, cst.If) and child is ancestor.body and m.matches(ancestor.test, guard):
+            return True
+        child = ancestor
+    return False
 
 
 _MIN_PERIOD_DEFAULTS = {"expanding": "1", "ewm": "0"}  # rolling: the window itself
@@ -119,7 +143,10 @@ class MinPeriods(Mutator):
 
     name = "window/min-periods"
     family = Family.WINDOW
-    explanation = "`{original}` became `{mutated}`: the first rows of each series now get a value from too few observations, or a NaN they should not have"
+    explanation = (
+        "`{original}` became `{mutated}`: the first rows of each series now get a value from "
+        "too few observations, or a NaN they should not have"
+    )
     matcher = m.Call(
         func=m.Attribute(attr=m.Name("rolling") | m.Name("expanding") | m.Name("ewm")),
         args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("min_periods")), m.ZeroOrMore()],
@@ -134,17 +161,23 @@ class MinPeriods(Mutator):
         Example(before="def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=1).sum()\n",
                 after=("def f(s):\n    return s.expanding(min_periods=2).mean(), s.rolling('2D', min_periods=1).sum()\n",
                        "def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=2).sum()\n")),
+        Example(before="def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=1).sum()\n",
+                after=("def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=2).sum()\n",)),
+        Example(before="def f(df, s):\n    return df.corr(min_periods=3), s.rolling(3).mean()\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         periods = keyword(node, "min_periods")
         window = (keyword(node, "window") or positional(node, 0)) if callee(node) == "rolling" else None
         window_code = ctx.code(window.value) if window else None
+        if window is not None and _known_string(window.value, ctx):
+            window_code = None  # an offset such as "7D": `min_periods` defaults to 1
         for delta, value in nudged(periods.value, floor=1):
             # More periods than the window holds is a ValueError on the first call, not a bug.
             if not (delta > 0 and window_code == ctx.code(periods.value)):
                 yield Rewrite(replacement=value, target=periods.value)
-        if window is not None and isinstance(window.value, cst.SimpleString):
+        if window is not None and (isinstance(window.value, cst.SimpleString) or window_code is None):
             default = "1"  # a time-based window needs one observation by default
         else:
             default = _MIN_PERIOD_DEFAULTS.get(callee(node) or "", window_code)
@@ -161,7 +194,10 @@ class RangeBound(Mutator):
 
     name = "window/range-bound"
     family = Family.WINDOW
-    explanation = "`{original}` became `{mutated}`: the loop now starts or stops one index off, skipping the first or last step or running one past it"
+    explanation = (
+        "`{original}` became `{mutated}`: the loop now starts or stops one index off, skipping "
+        "the first or last step or running one past it"
+    )
     matcher = m.Call(func=m.Name("range"), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(n):\n    for i in range(n):\n        yield i\n",
@@ -178,9 +214,10 @@ class RangeBound(Mutator):
                        "def f(n):\n    return range(n - 1, -1, -1), range(1, n, 2)\n",
                        "def f(n):\n    return range(n - 1, -1, -1), range(0, n - 1, 2)\n",
                        "def f(n):\n    return range(n - 1, -1, -1), range(0, n + 1, 2)\n")),
-        Example(before="def f(xs):\n    return range(*xs), range(0), range(a if xs else b)\n", after=()),
+        Example(before="def f(xs):\n    return range(*xs), range(a if xs else b), range(n, step=2)\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         if any(arg.keyword is not None or arg.star for arg in node.args) or len(node.args) > 3:
             return
@@ -191,7 +228,7 @@ class RangeBound(Mutator):
             # Counting down, `range(n - 1, -1, -1)` stops before -1: 0 is the buggy neighbour.
             bounds = [(node.args[0], 0), (node.args[1], -1 if step is not None and step < 0 else 1)]
         for arg, floor in bounds:
-            for _, value in nudged(arg.value, floor=floor):
+            for _, value in nudged(arg.value, floor=floor, from_end=False):
                 yield Rewrite(replacement=value, target=arg.value)
 
 
@@ -204,7 +241,10 @@ class SliceBound(Mutator):
 
     name = "window/slice-bound"
     family = Family.WINDOW
-    explanation = "`{original}` became `{mutated}`: the slice now starts or ends one element off, so the window gains or loses its first or last element"
+    explanation = (
+        "`{original}` became `{mutated}`: the slice now starts or ends one element off, so the "
+        "window gains or loses its first or last element"
+    )
     matcher = m.Slice()
     examples = (
         Example(before="def f(x, w):\n    return x[-w:]\n",
@@ -215,12 +255,14 @@ class SliceBound(Mutator):
         Example(before="def f(x):\n    return x[1:] - x[:-1]\n",
                 after=("def f(x):\n    return x[0:] - x[:-1]\n", "def f(x):\n    return x[2:] - x[:-1]\n",
                        "def f(x):\n    return x[1:] - x[:-2]\n", "def f(x):\n    return x[1:] - x[:]\n")),
-        Example(before="def f(x):\n    return x[::2], x[:], x[:1], x['a':'b'], x[None:k]\n",
-                after=("def f(x):\n    return x[::2], x[:], x[:2], x['a':'b'], x[None:k]\n",
-                       "def f(x):\n    return x[::2], x[:], x[:1], x['a':'b'], x[None:k - 1]\n",
-                       "def f(x):\n    return x[::2], x[:], x[:1], x['a':'b'], x[None:k + 1]\n")),
+        Example(before="def f(x):\n    return x[:1], x[None:k]\n",
+                after=("def f(x):\n    return x[:2], x[None:k]\n",
+                       "def f(x):\n    return x[:1], x[None:k - 1]\n",
+                       "def f(x):\n    return x[:1], x[None:k + 1]\n")),
+        Example(before="def f(x):\n    return x[::2], x[:], x['a':'b'], x[a if c else b :]\n", after=()),
     )
 
+    @spelled_out
     def mutate(self, node: cst.Slice, ctx: Context) -> Iterator[Rewrite]:
         if node.lower is not None and not m.matches(node.lower, m.Name("None")):
             for _, value in nudged(node.lower, floor=0):
@@ -281,7 +323,10 @@ class BoundaryComparison(Mutator):
 
     name = "window/boundary-comparison"
     family = Family.WINDOW
-    explanation = "`{original}` became `{mutated}`: the value exactly at the limit now falls on the other side of the boundary (off by one)"
+    explanation = (
+        "`{original}` became `{mutated}`: the value exactly at the limit now falls on the "
+        "other side of the boundary (off by one)"
+    )
     matcher = m.Comparison()
     examples = (
         Example(before="def f(used, max_tokens):\n    return used + 1 <= max_tokens\n",

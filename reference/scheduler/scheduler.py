@@ -12,7 +12,8 @@ from collections import deque
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# Positional construction is part of the contract: `Request("a", 4, 2)`.
+@dataclass(frozen=True, slots=True)
 class Request:
     """One inference request: a prompt to prefill, then up to `max_new_tokens` tokens to decode."""
 
@@ -28,13 +29,13 @@ class State(enum.Enum):
     so between steps a request is WAITING, DECODE or FINISHED.
     """
 
-    WAITING = "waiting"
-    PREFILL = "prefill"
-    DECODE = "decode"
-    FINISHED = "finished"
+    WAITING = enum.auto()
+    PREFILL = enum.auto()
+    DECODE = enum.auto()
+    FINISHED = enum.auto()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
 class StepResult:
     """What one step did; each tuple holds request ids in the order the step served them."""
 
@@ -45,7 +46,7 @@ class StepResult:
     tokens_used: int
 
 
-@dataclass(slots=True)
+@dataclass
 class _Entry:
     """The scheduler's mutable bookkeeping for one submitted request."""
 

@@ -7,6 +7,7 @@
   var chips = Array.prototype.slice.call(document.querySelectorAll(".chip[data-filter]"));
   var marked = Array.prototype.slice.call(document.querySelectorAll("[data-mutant]"));
   var pills = marked.filter(function (el) { return el.classList.contains("pill"); });
+  var touched = Array.prototype.slice.call(document.querySelectorAll("tr[data-touched]"));
   var open = new Set();
 
   function matches(el) {
@@ -38,6 +39,14 @@
     }
     var visible = pills.filter(function (pill) { return !pill.hidden; }).length;
     var filtering = filters.status.size + filters.family.size > 0;
+    // Quiet the marks of lines whose mutants are all filtered out.
+    var shownIds = new Set(pills.filter(function (pill) { return !pill.hidden; })
+      .map(function (pill) { return pill.dataset.mutant; }));
+    touched.forEach(function (row) {
+      row.classList.toggle("quiet", filtering && !row.dataset.touched.split(" ").some(function (id) {
+        return shownIds.has(id);
+      }));
+    });
     document.getElementById("shown").textContent = filtering
       ? visible + " of " + pills.length + " mutants shown"
       : pills.length + " mutants";

@@ -1,0 +1,135 @@
+"""bugsmith through its library API, timed phase by phase, with the floor of its test time."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import harness
+from harness.config import RunOptions, resolve
+from harness.outcome import RunResult, Status
+from harness.runner import local_executor
+
+_RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BugsmithResult:
+    label: str
+    mutants: int
+    statuses: dict[str, int]
+    by_family: dict[str, int]
+    wall: float  # seconds for the whole `harness.run`
+    baseline: float  # the suite once, with per-test coverage, in its own interpreter
+    startup: float  # workers spawned, imported and collected the suite
+    control: float  # unmutated code run through the workers once
+    mutant_phase: float  # every mutant, from the first job to the last verdict
+    floor: float  # sum over killed mutants of their cheapest killing test's baseline time
+    tests_time: float  # baseline time of every test a mutant ran (what a perfect runner pays)
+    jobs: int
+
+    @property
+    def executed(self) -> int:
+        return sum(self.statuses.get(status.value, 0) for status in _RUN)
+
+    def overhead(self, wall: float, spent: float, count: int) -> float:
+        """Seconds per mutant beyond `spent` test time, with `wall` seconds on `jobs` cores."""
+        return (wall * self.jobs - spent) / count if count else 0.0
+
+
+class _TimedExecutor:
+    """Wraps the local executor so that worker start-up, control and mutants are timed apart."""
+
+    def __init__(self, inner: Any, phases: dict[str, float]) -> None:
+        self.inner = inner
+        self.phases = phases
+
+    def __enter__(self) -> _TimedExecutor:
+        started = time.monotonic()
+        self.inner.__enter__()
+        self.phases["startup"] = time.monotonic() - started
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.__exit__(*exc)
+
+    def control(self, *args: Any, **kwargs: Any) -> None:
+        started = time.monotonic()
+        self.inner.control(*args, **kwargs)
+        self.phases["control"] = time.monotonic() - started
+
+    def run(self, *args: Any, **kwargs: Any) -> None:
+        started = time.monotonic()
+        self.inner.run(*args, **kwargs)
+        self.phases["mutants"] = time.monotonic() - started
+
+
+def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str) -> BugsmithResult:
+    """One cold run (no stored baseline or verdicts) of bugsmith on the staged `folder`."""
+    shutil.rmtree(folder / ".bugsmith", ignore_errors=True)
+    options = resolve(folder, jobs=jobs, families=families)
+    phases: dict[str, float] = {}
+
+    def factory(setup: Any, opts: RunOptions) -> _TimedExecutor:
+        return _TimedExecutor(local_executor(setup, opts), phases)
+
+    started = time.monotonic()
+    result = harness.run(options, executor_factory=factory)
+    wall = time.monotonic() - started
+    _check_imported_the_copy(result, options)
+    statuses = Counter(outcome.status.value for outcome in result.outcomes)
+    return BugsmithResult(
+        label=label,
+        mutants=len(result.outcomes),
+        statuses=dict(statuses),
+        by_family=dict(Counter(mutant.family.value for mutant in result.mutants)),
+        wall=wall,
+        baseline=_baseline_seconds(options),
+        startup=phases.get("startup", 0.0),
+        control=phases.get("control", 0.0),
+        mutant_phase=phases.get("mutants", 0.0),
+        floor=floor(result),
+        tests_time=tests_time(result),
+        jobs=jobs,
+    )
+
+
+def floor(result: RunResult) -> float:
+    """Sum over killed mutants of the cheapest killing test's baseline duration."""
+    duration = {test.id: test.duration for test in result.tests}
+    return sum(
+        min(duration.get(test, 0.0) for test in outcome.killed_by)
+        for outcome in result.outcomes
+        if outcome.status is Status.KILLED and outcome.killed_by
+    )
+
+
+def tests_time(result: RunResult) -> float:
+    """Baseline time of the tests each mutant actually ran (its covering tests, fastest first,
+    up to the first failure): the test work itself, so the rest is the harness's overhead."""
+    duration = {test.id: test.duration for test in result.tests}
+    return sum(
+        sum(duration.get(test, 0.0) for test in outcome.covered_by[: outcome.tests_run])
+        for outcome in result.outcomes
+    )
+
+
+def _baseline_seconds(options: RunOptions) -> float:
+    # The run result does not carry the baseline's duration; the store does.
+    with sqlite3.connect(options.store_path) as db:
+        rows = db.execute("SELECT data FROM baselines").fetchall()
+    return sum(json.loads(row[0])["duration"] for row in rows)
+
+
+def _check_imported_the_copy(result: RunResult, options: RunOptions) -> None:
+    """Every mutant without coverage means the tests imported some other copy of the module
+    (an installed one); the timings would then be meaningless."""
+    covered = [o for o in result.outcomes if o.status is not Status.NO_COVERAGE]
+    if result.outcomes and not covered:
+        raise RuntimeError(f"no mutant in {options.root} is covered: the tests import another copy")

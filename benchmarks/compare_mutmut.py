@@ -1,0 +1,143 @@
+"""Speed of bugsmith against mutmut 3.8.1 on the same module and the same tests, in one run.
+
+    python benchmarks/compare_mutmut.py                   # auc and toolz, 2 jobs
+    python benchmarks/compare_mutmut.py --target auc --corpus --json out.json
+
+For each target it stages a fresh copy (a package and its tests, configured for both tools),
+runs bugsmith cold on it twice (the `classic` family, which matches mutmut's operators, then
+every family), then `mutmut run` from benchmarks/.venv-mutmut, and prints mutants per second
+of each tool, their ratio, bugsmith's phases and its per-mutant overhead beyond the floor
+(the sum over killed mutants of the cheapest killing test's baseline time). `--corpus` also
+times bugsmith alone on the whole reference corpus. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from bugsmith_side import BugsmithResult, run_bugsmith
+from mutmut_side import MUTMUT_VERSION, MutmutResult, mutmut_executable, run_mutmut
+from targets import REPO, TARGETS, Target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", action="append", choices=sorted(TARGETS),
+                        help="target to measure (repeatable; default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for both tools")
+    parser.add_argument("--corpus", action="store_true",
+                        help="also time bugsmith alone on the whole reference corpus")
+    parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the staged copies and logs")
+    args = parser.parse_args(argv)
+    mutmut_executable()  # create the environment before any clock starts
+    work = Path(tempfile.mkdtemp(prefix="bugsmith-bench-"))
+    figures: dict[str, object] = {"jobs": args.jobs, "mutmut": MUTMUT_VERSION}
+    try:
+        for name in args.target or sorted(TARGETS):
+            figures[name] = measure(TARGETS[name], work, args.jobs)
+        if args.corpus:
+            figures["corpus"] = measure_corpus(work, args.jobs)
+    finally:
+        if args.keep:
+            say(f"\nstaged copies and logs kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    return 0
+
+
+def measure(target: Target, work: Path, jobs: int) -> dict[str, object]:
+    folder = target.build(work / target.name)
+    say(f"\n== {target.name}: {target.description}; {jobs} jobs ==")
+    classic = run_bugsmith(folder, jobs, ("classic",), "bugsmith classic")
+    every = run_bugsmith(folder, jobs, (), "bugsmith all families")
+    mutmut = run_mutmut(folder, jobs, work / f"{target.name}-mutmut.log")
+    report(mutmut, classic, every)
+    return {"mutmut": asdict(mutmut), "bugsmith_classic": asdict(classic),
+            "bugsmith_all": asdict(every)}
+
+
+def measure_corpus(work: Path, jobs: int) -> dict[str, object]:
+    """bugsmith alone, every family, on a copy of reference/ (the store stays out of the repo)."""
+    folder = work / "corpus"
+    shutil.copytree(REPO / "reference", folder / "reference",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "pyproject.toml").write_text(
+        '[tool.bugsmith]\npaths = ["reference"]\ntests = ["reference"]\n'
+        'exclude = ["**/strategies.py"]\n', encoding="utf-8")
+    say(f"\n== corpus: the whole reference corpus, bugsmith only, every family; {jobs} jobs ==")
+    every = run_bugsmith(folder, jobs, (), "bugsmith all families")
+    say(_header())
+    say(_row(every.label, every.mutants, every.executed, every.wall, every.mutant_phase))
+    _phases(every)
+    return {"bugsmith_all": asdict(every)}
+
+
+def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult) -> None:
+    say(_header())
+    say(_row(f"mutmut {MUTMUT_VERSION}", mutmut.mutants, mutmut.executed, mutmut.wall, None,
+             own_rate=mutmut.own_rate))
+    for result in (classic, every):
+        say(_row(result.label, result.mutants, result.executed, result.wall, result.mutant_phase))
+    mutmut_rate = mutmut.mutants / mutmut.wall
+    for result in (classic, every):
+        rate = result.mutants / result.wall
+        phase = (f"; mutant phase {result.executed / result.mutant_phase / mutmut.own_rate:.1f}x"
+                 if result.mutant_phase and mutmut.own_rate else "")
+        say(f"ratio {result.label} / mutmut: {rate / mutmut_rate:.1f}x mutants/s over the whole "
+            f"run{phase}")
+    say(f"mutmut statuses: {_counts(mutmut.statuses)}; mean per-mutant time it recorded "
+        f"{mutmut.mean_mutant_duration * 1000:.0f} ms")
+    for result in (classic, every):
+        _phases(result)
+
+
+def _phases(result: BugsmithResult) -> None:
+    say(f"{result.label}: statuses {_counts(result.statuses)}; families {_counts(result.by_family)}")
+    say(f"  phases: baseline {result.baseline:.2f} s, worker start-up + collection "
+        f"{result.startup:.2f} s, control {result.control:.2f} s, mutants "
+        f"{result.mutant_phase:.2f} s (of {result.wall:.2f} s)")
+    say(f"  floor (cheapest killing test over killed mutants) {result.floor:.3f} s; "
+        f"every test the mutants ran {result.tests_time:.3f} s")
+    whole = result.overhead(result.wall, result.floor, result.mutants)
+    phase = result.overhead(result.mutant_phase, result.floor, result.executed)
+    tests = result.overhead(result.mutant_phase, result.tests_time, result.executed)
+    say(f"  overhead per mutant = (wall x {result.jobs} - floor) / mutants: {whole * 1000:.0f} ms "
+        f"over the whole run; {phase * 1000:.1f} ms in the mutant phase "
+        f"({tests * 1000:.1f} ms beyond every test it ran)")
+
+
+def _header() -> str:
+    return (f"{'tool':24} {'mutants':>7} {'run':>5} {'wall s':>7} {'mutants/s':>9} "
+            f"{'run/s in mutant phase':>22}")
+
+
+def _row(label: str, mutants: int, executed: int, wall: float, phase: float | None,
+         own_rate: float | None = None) -> str:
+    if own_rate is not None:
+        phase_rate = f"{own_rate:.2f} (mutmut's own)"
+    else:
+        phase_rate = f"{executed / phase:.2f}" if phase else "-"
+    return (f"{label:24} {mutants:7d} {executed:5d} {wall:7.1f} {mutants / wall:9.2f} "
+            f"{phase_rate:>22}")
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

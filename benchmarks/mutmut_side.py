@@ -1,0 +1,118 @@
+"""mutmut 3.8.1 in its own virtual environment: install it once, run it, read its verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import venv
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+MUTMUT_VERSION = "3.8.1"
+VENV = Path(__file__).resolve().parent / ".venv-mutmut"
+
+# mutmut 3.8.1's `stats.status_by_exit_code`, copied because mutmut is not importable from the
+# interpreter that runs this script; an unknown code is "suspicious", as in mutmut.
+_STATUS_BY_EXIT_CODE = {
+    1: "killed", 3: "killed", 0: "survived", 5: "no tests", 2: "interrupted", None: "not checked",
+    33: "no tests", 34: "skipped", 35: "suspicious", 36: "timeout", 37: "caught by type check",
+    -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault",
+}
+_NOT_RUN = {"no tests", "skipped", "not checked", "caught by type check"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MutmutResult:
+    mutants: int
+    statuses: dict[str, int]
+    wall: float  # seconds for the whole `mutmut run`: copy, generate, stats, clean run, mutants
+    own_rate: float | None  # mutmut's printed "mutations/second" (its mutant phase only)
+    mean_mutant_duration: float  # mean of mutmut's own per-mutant durations, seconds
+
+    @property
+    def executed(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status not in _NOT_RUN)
+
+
+def mutmut_executable() -> Path:
+    """mutmut from benchmarks/.venv-mutmut, creating the environment on first use.
+
+    The environment sees the system site-packages so that the targets' own dependencies
+    (numpy, scikit-learn, hypothesis) import there too; mutmut and its pins win over them.
+    """
+    executable = VENV / "bin" / "mutmut"
+    python = VENV / "bin" / "python"
+    if not executable.exists() or _installed_version(python) != MUTMUT_VERSION:
+        venv.EnvBuilder(system_site_packages=True, with_pip=True, clear=True).create(VENV)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", f"mutmut=={MUTMUT_VERSION}", "pytest"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+    return executable
+
+
+def _installed_version(python: Path) -> str | None:
+    if not python.exists():
+        return None
+    probe = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('mutmut'))"],
+        capture_output=True, text=True, check=False,
+    )
+    return probe.stdout.strip() or None
+
+
+def bench_env() -> dict[str, str]:
+    """The environment both tools run under: one thread per numeric library, as bugsmith's
+    workers set for themselves, so neither tool gets more than its `jobs` cores."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("VIRTUAL_ENV")}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               NUMEXPR_NUM_THREADS="1")
+    return env
+
+
+def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
+    """`mutmut run --max-children jobs` in `folder`, timed, and its verdicts from mutants/*.meta."""
+    executable = mutmut_executable()
+    env = bench_env()
+    env["PATH"] = f"{executable.parent}{os.pathsep}{env.get('PATH', '')}"
+    started = time.monotonic()
+    with open(log, "wb") as out:
+        completed = subprocess.run(
+            [str(executable), "run", "--max-children", str(jobs)],
+            cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
+        )
+    wall = time.monotonic() - started
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if completed.returncode != 0:
+        tail = "\n".join(text.strip().splitlines()[-15:])
+        raise RuntimeError(f"mutmut exited with {completed.returncode}; see {log}:\n{tail}")
+    codes, durations = _read_meta(folder / "mutants")
+    rate = re.findall(r"([\d.]+) mutations/second", text)
+    return MutmutResult(
+        mutants=len(codes),
+        statuses=dict(Counter(_STATUS_BY_EXIT_CODE.get(code, "suspicious") for code in codes)),
+        wall=wall,
+        own_rate=float(rate[-1]) if rate else None,
+        mean_mutant_duration=sum(durations) / len(durations) if durations else 0.0,
+    )
+
+
+def _read_meta(mutants: Path) -> tuple[list[int | None], list[float]]:
+    codes: list[int | None] = []
+    durations: list[float] = []
+    for meta in sorted(mutants.rglob("*.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        codes.extend(data["exit_code_by_key"].values())
+        durations.extend(data.get("durations_by_key", {}).values())
+    if not codes:
+        raise RuntimeError(f"mutmut wrote no verdicts under {mutants}")
+    return codes, durations
+
+
+if __name__ == "__main__":  # pragma: no cover - a manual check of the environment
+    sys.stdout.write(f"{mutmut_executable()}\n")

@@ -1,0 +1,407 @@
+"""Part of the beyond-classic family: calls with swapped arguments, unwrapped, or a sibling's.
+
+`np.where(mask, a, b)` with `a` and `b` swapped, `max(0, x)` that lost its clamp, `argmax` for
+`argmin`, `popleft` for `pop`: one token or one pair, each a bug found again and again in
+real code. The functions named here are generic numpy, pandas and standard-library names,
+matched wherever they appear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
+
+from mutators.base import Example, Mutator
+from mutators.context import Context
+from mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
+from mutators.families._beyond_names import Usage, UsageCache
+from mutators.mutant import Family
+
+_CONSTANTS = frozenset({"nan", "NaN", "inf", "Inf", "pi", "e", "newaxis", "NA", "NaT"})
+_LITERALS = (
+    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+    cst.FormattedString, cst.List, cst.Tuple, cst.Set, cst.Dict,
+)
+# Swapping the arguments of these changes nothing, or only makes a loud TypeError.
+_NO_SWAP = frozenset(
+    {"max", "min", "maximum", "minimum", "fmax", "fmin", "add", "multiply", "logical_and",
+     "logical_or", "logical_xor", "hypot", "gcd", "lcm", "array_equal", "array_equiv", "equal",
+     "not_equal", "intersect1d", "union1d", "setxor1d", "isclose", "allclose", "isinstance",
+     "issubclass", "getattr", "setattr", "hasattr", "delattr", "super", "print", "format",
+     "join", "map", "filter", "sum", "partial", "enumerate"}
+)
+# Arguments that are the receiver, a namespace or an option, never data of the same kind as
+# their neighbour: `f(self, x)`, `xp.mean(X, axis)`, `g(*args, **kwargs)`.
+_NOT_DATA = frozenset(
+    {"self", "cls", "xp", "args", "kwargs", "axis", "dtype", "device", "ndim", "copy", "out"}
+)
+# Calls whose result is their first argument, transformed: dropping the call is the bug.
+_UNWRAP_FUNCTIONS = frozenset(
+    {"abs", "absolute", "fabs", "sqrt", "clip", "round", "around", "sort", "sorted", "reversed",
+     "unique", "copy", "deepcopy", "nan_to_num"}
+)
+# Methods whose result is their receiver, transformed, with the most positional arguments the
+# method takes (`x.clip(lo, hi)`): a call with more is a namespace's function (`xp.clip(x, lo,
+# hi)`, `xp.abs(x)`), whose value is its first argument.
+_METHOD_ARITY = {
+    "copy": 0, "abs": 0, "clip": 2, "round": 1, "unique": 0, "sort_values": 9, "sort_index": 9,
+    "dropna": 9, "fillna": 9, "reset_index": 9, "drop_duplicates": 9,
+}
+# `max(0, x)` and `np.maximum(x, 0)` clamp; `np.max(x, 0)` is a reduction over axis 0.
+_BUILTIN_CLAMPS = frozenset({"max", "min"})
+_ARRAY_CLAMPS = frozenset({"maximum", "minimum"})
+
+
+def _both_ways(*pairs: tuple[str, str]) -> dict[str, tuple[str, ...]]:
+    return {a: (b,) for a, b in pairs} | {b: (a,) for a, b in pairs}
+
+
+_SIBLINGS: dict[str, tuple[str, ...]] = _both_ways(
+    ("argmin", "argmax"), ("nanargmin", "nanargmax"), ("min", "max"), ("amin", "amax"),
+    ("nanmin", "nanmax"), ("minimum", "maximum"), ("fmin", "fmax"), ("idxmin", "idxmax"),
+    ("cummin", "cummax"), ("mean", "median"), ("nanmean", "nanmedian"), ("std", "var"),
+    ("nanstd", "nanvar"), ("floor", "ceil"), ("startswith", "endswith"), ("any", "all"),
+    ("head", "tail"), ("nlargest", "nsmallest"), ("bisect_left", "bisect_right"),
+    ("lstrip", "rstrip"), ("triu", "tril"), ("union", "intersection"),
+    ("issubset", "issuperset"), ("lower", "upper"),
+) | {
+    # one way only: a list has `pop` and `append`, but no `popleft` or `appendleft`
+    "popleft": ("pop",),
+    "appendleft": ("append",),
+    "sum": ("mean",),
+}
+_BUILTIN_SIBLINGS = frozenset({"any", "all", "min", "max"})
+_KEYWORD_SIBLINGS: dict[str, dict[str, str]] = {
+    "side": {"left": "right", "right": "left"},
+    "closed": {"left": "right", "right": "left", "both": "neither", "neither": "both"},
+    "label": {"left": "right", "right": "left"},
+    "keep": {"first": "last", "last": "first"},
+    "how": {"left": "right", "right": "left", "inner": "outer", "outer": "inner"},
+}
+# Where an expression may stand without parentheses whatever its precedence.
+_LOOSE = (cst.Arg, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Index, cst.Element, cst.Expr)
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.Integer, cst.Float,
+          cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def callee(call: cst.Call) -> str | None:
+    """The called name: `mean` for both `np.mean(x)` and `x.mean()`."""
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def leading_positional(call: cst.Call) -> list[cst.Arg]:
+    """The positional arguments before any keyword or star argument."""
+    args: list[cst.Arg] = []
+    for arg in call.args:
+        if arg.keyword is not None or arg.star:
+            break
+        args.append(arg)
+    return args
+
+
+def is_literal(node: cst.BaseExpression) -> bool:
+    """A constant: `1`, `-1.5`, `'a'`, `(0, 1)`, `None`, `np.nan`, `math.pi`."""
+    if m.matches(node, m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())):
+        return True
+    if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name())) and node.attr.value in _CONSTANTS:
+        return True
+    return isinstance(node, _LITERALS) or m.matches(node, m.Name("None") | m.Name("True") | m.Name("False"))
+
+
+def _bound_by(node: cst.Name, ctx: Context) -> str:
+    """How the name `node` is bound where it is used: "builtin", "import", "local" or "unknown"."""
+    scope = ctx.scope(node)
+    if scope is None or node.value not in scope:
+        return "unknown"
+    assignments = scope[node.value]
+    if assignments and all(isinstance(a, BuiltinAssignment) for a in assignments):
+        return "builtin"
+    if assignments and all(isinstance(a, ImportAssignment) for a in assignments):
+        return "import"
+    return "local"
+
+
+def _is_module_call(call: cst.Call, ctx: Context) -> bool:
+    """`np.clip(x, ...)`: a module's function, whose first argument is the value, not a method."""
+    owner = call.func.value if isinstance(call.func, cst.Attribute) else None
+    while isinstance(owner, cst.Attribute):  # np.random.shuffle
+        owner = owner.value
+    return isinstance(owner, cst.Name) and _bound_by(owner, ctx) == "import"
+
+
+def parenthesized(expression: cst.BaseExpression, where: cst.CSTNode, ctx: Context) -> cst.BaseExpression:
+    """`expression` with parentheses if it will stand where `where` stood and need them."""
+    if expression.lpar or isinstance(expression, _ATOMS) or isinstance(ctx.parent(where), _LOOSE):
+        return expression
+    return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class SwapArguments(Mutator):
+    """Two positional arguments of a call change places: `np.where(m, b, a)`, `range(hi, lo)`.
+
+    Realistic: argument order is a convention to remember, and two arrays of the same shape
+    go in either order without complaint. Only arguments of the same kind swap (two values,
+    or two numeric constants), and only the most similar adjacent pair of each call.
+    """
+
+    name = "beyond/swap-arguments"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the call receives its arguments in the wrong order"
+    matcher = m.Call()
+    examples = (
+        Example(
+            before="def f(X, Y, go_left, left, right):\n    return np.where(go_left, left, right), fit(X, Y)\n",
+            after=(
+                "def f(X, Y, go_left, left, right):\n    return np.where(go_left, right, left), fit(X, Y)\n",
+                "def f(X, Y, go_left, left, right):\n    return np.where(go_left, left, right), fit(Y, X)\n",
+            ),
+        ),
+        # symmetric functions, mixed kinds (a value and a constant), keywords and strings
+        Example(
+            before="def f(a, b, n):\n    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
+            after=(),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._usage = UsageCache()
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
+        if callee(node) in _NO_SWAP:
+            return
+        args = leading_positional(node)
+        kinds = _parameter_kinds(node, ctx)
+        function = ctx.function(node)
+        facts = self._usage.get(function) if function is not None else None
+        pairs = [
+            (i, ctx.code(a.value).strip(), ctx.code(b.value).strip())
+            for i, (a, b) in enumerate(zip(args, args[1:]))
+            if _swappable(a.value, b.value, ctx)
+            and _same_kind(kinds[i : i + 2])
+            and _same_kind([_kind(a.value, facts), _kind(b.value, facts)])
+        ]
+        if not pairs:
+            return
+        i, _, _ = max(pairs, key=lambda pair: (similarity(pair[1], pair[2]), -pair[0]))
+        new_args = list(node.args)
+        new_args[i] = args[i].with_changes(value=args[i + 1].value)
+        new_args[i + 1] = args[i + 1].with_changes(value=args[i].value)
+        yield node.with_changes(args=new_args)
+
+
+def _kind(value: cst.BaseExpression, facts: Usage | None) -> str | None:
+    """What `value` holds, from its syntax or, for a local name, from what was bound to it."""
+    if isinstance(value, cst.Name) and facts is not None:
+        return facts.kind(value.value)
+    return value_kind(value)
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    """`axis` for `axis` and `self.axis`: the name that says what an argument is."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _same_kind(kinds: list[str | None]) -> bool:
+    return len(kinds) < 2 or None in kinds or kinds[0] == kinds[1]
+
+
+def _parameter_kinds(call: cst.Call, ctx: Context) -> list[str | None]:
+    """For a call of a function defined in this module, the annotated kind of each positional
+    parameter (`Request`, `number`, ...), so that `fits(request, budget)` is not swapped."""
+    definition = _local_definition(call, ctx)
+    if definition is None:
+        return [None] * len(call.args)
+    params = [*definition.params.posonly_params, *definition.params.params]
+    if isinstance(call.func, cst.Attribute):
+        params = params[1:]  # `self`
+    kinds = [annotation_kind(p.annotation.annotation) if p.annotation else None for p in params]
+    return kinds + [None] * (len(call.args) - len(kinds))
+
+
+def _local_definition(call: cst.Call, ctx: Context) -> cst.FunctionDef | None:
+    """The module-level function `f` of `f(...)`, or the method `m` of `self.m(...)`."""
+    if isinstance(call.func, cst.Name):
+        body = ctx.module.body
+    elif m.matches(call.func, m.Attribute(value=m.Name("self"))):
+        cls = next((a for a in ctx.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+        body = cls.body.body if cls is not None else ()
+    else:
+        return None
+    name = callee(call)
+    return next((d for d in body if isinstance(d, cst.FunctionDef) and d.name.value == name), None)
+
+
+def _swappable(a: cst.BaseExpression, b: cst.BaseExpression, ctx: Context) -> bool:
+    if ctx.code(a).strip() == ctx.code(b).strip() or isinstance(a, cst.Lambda) or isinstance(b, cst.Lambda):
+        return False
+    if _last_name(a) in _NOT_DATA or _last_name(b) in _NOT_DATA:
+        return False
+    if is_literal(a) != is_literal(b):
+        return False
+    numeric = (cst.Integer, cst.Float, cst.UnaryOperation)
+    return not is_literal(a) or (isinstance(a, numeric) and isinstance(b, numeric))
+
+
+def _unwrapped(node: cst.Call, ctx: Context) -> cst.BaseExpression | None:
+    """The value `node` transforms, or None when dropping the call is not a plausible bug."""
+    name = callee(node)
+    args = leading_positional(node)
+    keywords = [arg.keyword.value for arg in node.args if arg.keyword is not None]
+    if name is None or any(word == "inplace" or word.startswith("return_") for word in keywords):
+        return None  # in place, the call returns None; `return_*`, it returns a tuple
+    if isinstance(node.func, cst.Name):
+        if _bound_by(node.func, ctx) not in ("builtin", "import"):
+            return None  # a local function: what it does is unknown
+        if name in _BUILTIN_CLAMPS:
+            return _clamped(node, args)
+        return args[0].value if name in _UNWRAP_FUNCTIONS and args else None
+    if name in _ARRAY_CLAMPS:
+        return _clamped(node, args)
+    if not _is_module_call(node, ctx) and _is_method_form(name, args):
+        return node.func.value
+    return args[0].value if name in _UNWRAP_FUNCTIONS and args else None
+
+
+def _is_method_form(name: str, args: list[cst.Arg]) -> bool:
+    if name not in _METHOD_ARITY or len(args) > _METHOD_ARITY[name]:
+        return False
+    return name != "round" or not args or is_literal(args[0].value)  # `s.round(2)`, not `xp.round(x)`
+
+
+def _clamped(node: cst.Call, args: list[cst.Arg]) -> cst.BaseExpression | None:
+    """`x` of `max(0, x)`: only a clamp of one value against one constant."""
+    if len(node.args) != 2 or len(args) != 2:
+        return None
+    literal = [is_literal(arg.value) for arg in args]
+    return args[literal.index(False)].value if literal.count(True) == 1 else None
+
+
+class UnwrapCall(Mutator):
+    """A call is dropped and its argument used as it is: `max(0, x)` -> `x`, `x.copy()` -> `x`.
+
+    Realistic: the clamp, the absolute value, the square root, the sort or the copy that was
+    forgotten; the result has the right type and shape and is wrong only for some inputs (or,
+    for `copy`, only once someone mutates the alias).
+    """
+
+    name = "beyond/unwrap-call"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the value is used without the call that should transform it"
+    matcher = m.Call()
+    examples = (
+        Example(
+            before="import numpy as np\n\ndef f(x, d):\n    return max(0, x - d), np.sqrt(x) * 2, d.copy()\n",
+            after=(
+                "import numpy as np\n\ndef f(x, d):\n    return x - d, np.sqrt(x) * 2, d.copy()\n",
+                "import numpy as np\n\ndef f(x, d):\n    return max(0, x - d), x * 2, d.copy()\n",
+                "import numpy as np\n\ndef f(x, d):\n    return max(0, x - d), np.sqrt(x) * 2, d\n",
+            ),
+        ),
+        Example(
+            before="import numpy as np\n\ndef f(x, y):\n    return np.sqrt(x + y) * 2\n",
+            after=("import numpy as np\n\ndef f(x, y):\n    return (x + y) * 2\n",),
+        ),
+        # in place (`None` back), a tuple back, a reduction, two values, a local function
+        Example(
+            before=(
+                "import numpy as np\n\ndef f(x, y, df):\n    df.dropna(inplace=True)\n"
+                "    return np.unique(x, return_counts=True), np.max(x, 0), max(x, y), norm(x)\n"
+            ),
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
+        if isinstance(ctx.parent(node), cst.Expr):
+            return  # the result is unused: dropping the call is `beyond/delete-call`
+        value = _unwrapped(node, ctx)
+        if value is not None:
+            yield parenthesized(value, node, ctx)
+
+
+class SiblingCall(Mutator):
+    """A call is replaced by its sibling: `argmin`/`argmax`, `any`/`all`, `floor`/`ceil`, ...
+
+    Realistic: the pair is one word apart and returns the same type, so only the values are
+    wrong. A bare name changes only to a builtin or an imported sibling, so the mutant runs.
+    """
+
+    name = "beyond/sibling-call"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the code calls the sibling of the function it needs"
+    matcher = m.Call(func=m.Name() | m.Attribute())
+    examples = (
+        Example(
+            before="import numpy as np\n\ndef f(q, x):\n    return q.popleft(), np.argmin(x), all(x)\n",
+            after=(
+                "import numpy as np\n\ndef f(q, x):\n    return q.pop(), np.argmin(x), all(x)\n",
+                "import numpy as np\n\ndef f(q, x):\n    return q.popleft(), np.argmax(x), all(x)\n",
+                "import numpy as np\n\ndef f(q, x):\n    return q.popleft(), np.argmin(x), any(x)\n",
+            ),
+        ),
+        # a local `all` is not the builtin; `floor` is imported without `ceil`
+        Example(
+            before="from math import floor\n\ndef f(x, all):\n    return all(x), floor(x), x.pop()\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
+        name = callee(node)
+        for sibling in _SIBLINGS.get(name or "", ()):
+            if isinstance(node.func, cst.Attribute):
+                attr = node.func.attr.with_changes(value=sibling)
+                yield node.with_changes(func=node.func.with_changes(attr=attr))
+            elif self._name_available(node.func, sibling, ctx):
+                yield node.with_changes(func=node.func.with_changes(value=sibling))
+
+    @staticmethod
+    def _name_available(func: cst.Name, sibling: str, ctx: Context) -> bool:
+        bound = _bound_by(func, ctx)
+        if bound == "builtin":
+            return func.value in _BUILTIN_SIBLINGS
+        scope = ctx.scope(func)
+        return bound == "import" and scope is not None and sibling in scope
+
+
+class SiblingKeyword(Mutator):
+    """A keyword's string value becomes its sibling: `side="left"` -> `side="right"`, and so on.
+
+    Realistic: which end of a tie `searchsorted` returns, which end of a window is closed,
+    which duplicate `drop_duplicates` keeps, which side of a merge is kept: each is a word to
+    remember, and the code runs either way.
+    """
+
+    name = "beyond/sibling-keyword"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the option picks the other side"
+    matcher = m.Arg(keyword=m.Name(), value=m.SimpleString())
+    examples = (
+        Example(
+            before="def f(a, v, df):\n    return a.searchsorted(v, side='left'), df.drop_duplicates(keep=\"last\")\n",
+            after=(
+                "def f(a, v, df):\n    return a.searchsorted(v, side='right'), df.drop_duplicates(keep=\"last\")\n",
+                "def f(a, v, df):\n    return a.searchsorted(v, side='left'), df.drop_duplicates(keep=\"first\")\n",
+            ),
+        ),
+        Example(before="def f(df):\n    return df.merge(df, how='cross', on='left')\n", after=()),
+    )
+
+    def mutate(self, node: cst.Arg, ctx: Context) -> Iterator[cst.CSTNode]:
+        text = node.value.value
+        quote = text[-1]
+        if len(text) < 2 or text[0] != quote or text.startswith(quote * 3):
+            return  # a prefixed or triple-quoted string
+        sibling = _KEYWORD_SIBLINGS.get(node.keyword.value, {}).get(text[1:-1])
+        if sibling is not None:
+            yield node.with_changes(value=node.value.with_changes(value=quote + sibling + quote))
+

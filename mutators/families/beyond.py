@@ -1,0 +1,222 @@
+"""Beyond classic: the one-line bugs that fill the published bug datasets.
+
+ManySStuBs4J, BugsInPy and PyTraceBugs show that about half of real one-line bugs are not an
+operator typo but a wrong name, a swapped pair, a forgotten call or update, a dropped guard, or
+a bound one off; mutmut and cosmic-ray make none of them. This module holds the statement
+mutators and the family's registry; the name, call and bound mutators live beside it in
+`_beyond_names`, `_beyond_calls` and `_beyond_bounds`, and the guesses about what a name holds
+in `_beyond_kinds`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+import libcst.matchers as m
+
+from mutators.base import Example, Mutator
+from mutators.context import Context
+from mutators.families._beyond_bounds import AddOne, DropOne, DropSliceBound, SwapIndices, SwapOperands
+from mutators.families._beyond_calls import SiblingCall, SiblingKeyword, SwapArguments, UnwrapCall
+from mutators.families._beyond_names import WrongAttribute, WrongVariable
+from mutators.mutant import Family
+
+_JUMPS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
+_MAX_GUARD_STATEMENTS = 3
+# Calls whose deletion changes randomness or nothing at all, not the logic.
+_NOT_LOGIC = frozenset({"seed", "manual_seed", "sleep", "filterwarnings", "simplefilter", "set_printoptions"})
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setUp"})
+
+
+def _callee(call: cst.Call) -> str | None:
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+class DeleteCall(Mutator):
+    """A call made for its effect is deleted: `queue.append(x)`, `seen.add(k)`, `d.pop(k)`.
+
+    Realistic: the forgotten side effect, an item never enqueued, a cache never invalidated,
+    an array never shuffled in place. Only statements inside functions are deleted; seeding,
+    sleeping and warning filters are configuration, not logic.
+    """
+
+    name = "beyond/delete-call"
+    family = Family.BEYOND
+    explanation = "`{original}` was deleted: the call's side effect never happens"
+    matcher = m.SimpleStatementLine(body=[m.Expr(value=m.Call())])
+    examples = (
+        Example(
+            before="def f(q, seen, x):\n    if x not in seen:\n        seen.add(x)  # remember\n        q.append(x)\n",
+            after=(
+                "def f(q, seen, x):\n    if x not in seen:\n        q.append(x)\n",
+                "def f(q, seen, x):\n    if x not in seen:\n        seen.add(x)  # remember\n",
+            ),
+        ),
+        Example(
+            before="import numpy as np\nnp.random.seed(0)\n\ndef f(x):\n    np.random.seed(1)\n    return sorted(x)\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.SimpleStatementLine, ctx: Context) -> Iterator[cst.RemovalSentinel]:
+        if ctx.function(node) is not None and _callee(node.body[0].value) not in _NOT_LOGIC:
+            yield cst.RemovalSentinel.REMOVE
+
+
+def _updates_itself(assign: cst.Assign) -> bool:
+    """`x = x[order]`, `a, b = b, a + b`: every name assigned is read on the right."""
+    targets = [target.target for target in assign.targets]
+    names_only = m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))])
+    if not all(m.matches(target, names_only) for target in targets):
+        return False
+    names = {name.value for target in targets for name in m.findall(target, m.Name())}
+    return bool(names) and names <= _loaded_names(assign.value)
+
+
+class _Loads(cst.CSTVisitor):
+    """The variable names an expression reads: `x` in `x.col + 1`, but not `col`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # not the keyword
+        return False
+
+
+def _loaded_names(expression: cst.BaseExpression) -> set[str]:
+    visitor = _Loads()
+    expression.visit(visitor)
+    return visitor.names
+
+
+class DeleteUpdate(Mutator):
+    """A state update is deleted: `count += 1`, `self.state = s`, `d[k] = v`, `del d[k]`, `x = x[keep]`.
+
+    Realistic: the counter never advanced, the status never set, the filter never applied;
+    the program runs on with stale state. Initialisation in constructors is left alone, since
+    deleting it only makes a loud `AttributeError`.
+    """
+
+    name = "beyond/delete-update"
+    family = Family.BEYOND
+    explanation = "`{original}` was deleted: the state is never updated"
+    matcher = m.SimpleStatementLine(body=[m.AugAssign() | m.Assign() | m.Del()])
+    examples = (
+        Example(
+            before=(
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n"
+                "    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n"
+            ),
+            after=(
+                "def f(self, x, keep):\n    y = x + 1\n    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.last = y\n    cache[y] = x\n    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    cache[y] = x\n    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    self.last = y\n    return y\n",
+            ),
+        ),
+        Example(
+            before="class A:\n    def __init__(self):\n        self.n = 0\n\nLIMIT = 3\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.SimpleStatementLine, ctx: Context) -> Iterator[cst.RemovalSentinel]:
+        function = ctx.function(node)
+        statement = node.body[0]
+        if function is None:
+            return
+        if isinstance(statement, cst.Assign):
+            target = statement.targets[0].target if len(statement.targets) == 1 else None
+            if isinstance(target, cst.Attribute) and function.name.value in _CONSTRUCTORS:
+                return
+            if not isinstance(target, (cst.Attribute, cst.Subscript)) and not _updates_itself(statement):
+                return
+        if isinstance(statement, cst.Del) and not m.matches(statement.target, m.Subscript()):
+            return  # `del d[k]` forgets an entry; `del x` and `del self.x` only unbind
+        yield cst.RemovalSentinel.REMOVE
+
+
+def _ends_in_jump(body: cst.BaseSuite) -> bool:
+    if isinstance(body, cst.SimpleStatementSuite):
+        return isinstance(body.body[-1], _JUMPS)
+    statements = body.body
+    last = statements[-1]
+    return (
+        len(statements) <= _MAX_GUARD_STATEMENTS
+        and isinstance(last, cst.SimpleStatementLine)
+        and isinstance(last.body[-1], _JUMPS)
+    )
+
+
+class RemoveGuard(Mutator):
+    """A guard clause (`if cond: return/continue/break/raise`) is deleted.
+
+    Realistic: the early exit for the empty input, the skip of an already-seen item, the
+    validation of an argument: each is one `if` that a refactor drops, and the happy-path tests
+    still pass. Deleting the guard is what `if False:` would do, written as a person would.
+    """
+
+    name = "beyond/remove-guard"
+    family = Family.BEYOND
+    explanation = "`{original}` was deleted: the case this guard handled now falls through"
+    matcher = m.If(orelse=None)
+    examples = (
+        Example(
+            before=(
+                "def f(xs):\n    if not xs:\n        return 0.0\n    total = 0\n    for x in xs:\n"
+                "        if x is None: continue\n        total += x\n    return total / len(xs)\n"
+            ),
+            after=(
+                "def f(xs):\n    total = 0\n    for x in xs:\n        if x is None: continue\n"
+                "        total += x\n    return total / len(xs)\n",
+                "def f(xs):\n    if not xs:\n        return 0.0\n    total = 0\n    for x in xs:\n"
+                "        total += x\n    return total / len(xs)\n",
+            ),
+        ),
+        # not guards: an if/else, an elif, a branch that goes on
+        Example(
+            before=(
+                "def f(x):\n    if x:\n        x += 1\n    if x > 2:\n        return 1\n"
+                "    elif x:\n        return 2\n    return 0\n"
+            ),
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.If, ctx: Context) -> Iterator[cst.RemovalSentinel]:
+        if isinstance(ctx.parent(node), cst.If) or ctx.function(node) is None:
+            return  # an `elif`
+        if _ends_in_jump(node.body):
+            yield cst.RemovalSentinel.REMOVE
+
+
+MUTATORS = (
+    WrongVariable,
+    WrongAttribute,
+    SwapArguments,
+    SwapOperands,
+    SwapIndices,
+    UnwrapCall,
+    SiblingCall,
+    SiblingKeyword,
+    DeleteCall,
+    DeleteUpdate,
+    RemoveGuard,
+    DropOne,
+    AddOne,
+    DropSliceBound,
+)

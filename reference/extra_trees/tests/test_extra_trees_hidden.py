@@ -1,0 +1,289 @@
+"""Held-back tests of the extra-trees contract: invariants, statistics, oracles, every error.
+
+Fitted trees are checked against the contract through their public arrays alone: the helpers
+below route the training rows through a tree with the documented rule (`x <= threshold` goes
+left) and every rule of growth is then checked node by node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, NotFittedError, Tree
+from reference.extra_trees.strategies import (
+    classification_data,
+    feature_matrices,
+    hyperparameters,
+    regression_data,
+)
+
+pytestmark = pytest.mark.hidden
+
+Forest = ExtraTreesClassifier | ExtraTreesRegressor
+
+
+def node_rows(tree: Tree, X: np.ndarray) -> list[np.ndarray]:
+    """The rows of X reaching each node, by node id; every node is reached exactly once."""
+    reached: dict[int, np.ndarray] = {0: np.arange(len(X))}
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left == -1:
+            continue
+        rows = reached[node]
+        goes_left = X[rows, tree.feature[node]] <= tree.threshold[node]
+        for child, child_rows in ((left, rows[goes_left]), (right, rows[~goes_left])):
+            assert child not in reached, f"node {child} has two parents"
+            reached[child] = child_rows
+            stack.append(child)
+    assert sorted(reached) == list(range(len(tree.feature))), "some node is unreachable"
+    return [reached[node] for node in range(len(tree.feature))]
+
+
+def node_depths(tree: Tree) -> np.ndarray:
+    depth = np.zeros(len(tree.feature), dtype=int)
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        for child in (tree.children_left[node], tree.children_right[node]):
+            if child != -1:
+                depth[child] = depth[node] + 1
+                stack.append(child)
+    return depth
+
+
+def leaf_of(tree: Tree, row: np.ndarray) -> int:
+    """The leaf one row reaches, walked one node at a time."""
+    node = 0
+    while tree.children_left[node] != -1:
+        go_left = row[tree.feature[node]] <= tree.threshold[node]
+        node = tree.children_left[node] if go_left else tree.children_right[node]
+    return node
+
+
+def encoded(model: Forest, y: Any) -> np.ndarray:
+    """y as the contract's per-row value: one-hot in classes_ order, or a target column."""
+    y = np.asarray(y).ravel()
+    if isinstance(model, ExtraTreesClassifier):
+        return (y[:, None] == model.classes_).astype(float)
+    return y.reshape(-1, 1).astype(float)
+
+
+def assert_grown_by_the_rules(model: Forest, X: np.ndarray, y: Any, params: dict[str, Any]) -> None:
+    Y = encoded(model, y)
+    for tree in model.estimators_:
+        depths = node_depths(tree)
+        for node, rows in enumerate(node_rows(tree, X)):
+            np.testing.assert_allclose(tree.value[node], Y[rows].mean(axis=0), rtol=1e-9, atol=1e-9)
+            pure = bool((Y[rows] == Y[rows][0]).all())
+            if tree.children_left[node] == -1:
+                assert tree.feature[node] == -1 and tree.children_right[node] == -1
+                assert np.isnan(tree.threshold[node]), "a leaf's threshold is NaN"
+                stopped = len(rows) < params["min_samples_split"] or depths[node] == params["max_depth"]
+                if not (stopped or pure) and params["max_features"] is None and params["min_samples_leaf"] == 1:
+                    # Every feature is a candidate, so only constant features explain a leaf.
+                    assert (X[rows] == X[rows][0]).all(), f"node {node} could have split"
+                continue
+            feature, threshold = tree.feature[node], tree.threshold[node]
+            assert len(rows) >= params["min_samples_split"] and not pure
+            assert params["max_depth"] is None or depths[node] < params["max_depth"]
+            assert 0 <= feature < X.shape[1]
+            assert X[rows, feature].min() <= threshold < X[rows, feature].max()
+            goes_left = int((X[rows, feature] <= threshold).sum())
+            assert min(goes_left, len(rows) - goes_left) >= params["min_samples_leaf"]
+
+
+@st.composite
+def fitted(draw: st.DrawFn, kind: type[Forest]) -> tuple[Forest, np.ndarray, Any, dict[str, Any]]:
+    X, y = draw(classification_data() if kind is ExtraTreesClassifier else regression_data())
+    params = draw(hyperparameters(X.shape[1]))
+    return kind(**params).fit(X, y), X, y, params
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@given(data=st.data())
+def test_every_node_follows_the_growth_rules(kind: type[Forest], data: st.DataObject) -> None:
+    """Splits, leaves, thresholds, depths, leaf sizes and node values all obey the contract."""
+    model, X, y, params = data.draw(fitted(kind))
+    assert len(model.estimators_) == params["n_estimators"]
+    assert_grown_by_the_rules(model, X, y, params)
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@given(data=st.data())
+def test_predictions_average_the_leaves_each_row_reaches(kind: type[Forest], data: st.DataObject) -> None:
+    """apply, predict and predict_proba agree with walking each tree by hand, thresholds included."""
+    model, X, _, _ = data.draw(fitted(kind))
+    queries = data.draw(feature_matrices(rows=3, columns=X.shape[1]))
+    for tree in model.estimators_:  # rows sitting exactly on each threshold
+        for node in np.flatnonzero(tree.children_left != -1):
+            row = X[node_rows(tree, X)[node][0]].copy()
+            row[tree.feature[node]] = tree.threshold[node]
+            queries = np.vstack([queries, row])
+    leaves = [[leaf_of(tree, row) for row in queries] for tree in model.estimators_]
+    for tree, expected in zip(model.estimators_, leaves):
+        assert tree.apply(queries).tolist() == expected
+    mean = np.mean([tree.value[ids] for tree, ids in zip(model.estimators_, leaves)], axis=0)
+    if isinstance(model, ExtraTreesClassifier):
+        np.testing.assert_allclose(model.predict_proba(queries), mean, rtol=1e-12)
+        np.testing.assert_allclose(mean.sum(axis=1), 1.0, rtol=1e-12)
+        assert model.predict(queries).tolist() == model.classes_[mean.argmax(axis=1)].tolist()
+    else:
+        np.testing.assert_allclose(model.predict(queries), mean[:, 0], rtol=1e-12)
+
+
+@given(data=classification_data())
+@settings(max_examples=20)
+def test_classes_are_the_sorted_distinct_labels(data: tuple[np.ndarray, Any]) -> None:
+    """classes_ is np.unique(y) and predictions are drawn from it."""
+    X, y = data
+    clf = ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+    assert clf.classes_.tolist() == np.unique(np.asarray(y)).tolist()
+    assert set(clf.predict(X).tolist()) <= set(clf.classes_.tolist())
+
+
+def test_same_seed_gives_identical_trees_and_none_does_not() -> None:
+    """An int random_state reproduces every array; None draws fresh thresholds each fit."""
+    X, y = np.arange(10.0).reshape(-1, 1), np.arange(10.0) % 3
+
+    def roots(seed: int | None) -> list[float]:
+        forest = ExtraTreesClassifier(n_estimators=4, random_state=seed).fit(X, y)
+        return [float(tree.threshold[0]) for tree in forest.estimators_]
+
+    assert roots(11) == roots(11)
+    assert roots(11) != roots(12)
+    assert roots(None) != roots(None)
+
+
+def test_single_class_predicts_it_with_certainty() -> None:
+    """One class: classes_ has one label, probabilities are a column of ones."""
+    clf = ExtraTreesClassifier(n_estimators=2, random_state=0).fit([[0.0], [1.0]], ["z", "z"])
+    assert clf.classes_.tolist() == ["z"]
+    assert clf.predict_proba([[5.0]]).tolist() == [[1.0]]
+    assert clf.predict([[5.0], [-1.0]]).tolist() == ["z", "z"]
+
+
+def test_a_probability_tie_goes_to_the_first_class() -> None:
+    """Identical rows with labels 'b' and 'a' cannot be split: 50/50, and 'a' comes first."""
+    clf = ExtraTreesClassifier(n_estimators=3, random_state=0).fit([[1.0], [1.0]], ["b", "a"])
+    assert clf.predict_proba([[1.0]]).tolist() == [[0.5, 0.5]]
+    assert clf.predict([[1.0]]).tolist() == ["a"]
+
+
+def test_majority_of_averaged_probabilities_wins() -> None:
+    """Leaves holding 2 of 3 rows of class 2 predict class 2 with probability 2/3."""
+    X, y = np.zeros((3, 2)), np.array([2, 7, 2])
+    clf = ExtraTreesClassifier(n_estimators=2, random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba([[0.0, 0.0]]), [[2 / 3, 1 / 3]])
+    assert clf.predict([[0.0, 0.0]]).tolist() == [2]
+
+
+# A (column 2) separates the classes; B (column 1) splits into groups with identical class mix
+# (or identical target mean), so every split on A beats every split on B; C is constant.
+SELECT_A = np.arange(9.0)
+SELECT_B = np.array([0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0])
+SELECT_CASES = [
+    (ExtraTreesClassifier, np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]), SELECT_B),
+    (ExtraTreesRegressor, np.arange(9.0), np.array([0.0, 1.0, 2.0, 2.0, 0.0, 1.0, 1.0, 2.0, 0.0])),
+]
+
+
+@pytest.mark.parametrize(("kind", "y", "useless"), SELECT_CASES)
+def test_the_best_candidate_split_is_kept(kind: type[Forest], y: np.ndarray, useless: np.ndarray) -> None:
+    """With all features drawn, the root always splits the informative feature."""
+    X = np.column_stack([np.full(9, 4.0), useless, SELECT_A])
+    forest = kind(n_estimators=30, max_features=None, max_depth=1, random_state=0).fit(X, y)
+    assert [int(tree.feature[0]) for tree in forest.estimators_] == [2] * 30
+
+
+@pytest.mark.parametrize(
+    ("n_features", "max_features", "drawn"),
+    [
+        (4, None, 4), (4, 1.0, 4), (4, 3, 3), (4, "sqrt", 2), (8, "sqrt", 2), (2, "sqrt", 1),
+        (8, "log2", 3), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
+    ],
+)
+def test_max_features_sets_how_many_features_a_node_draws(n_features: int, max_features: Any, drawn: int) -> None:
+    """Only feature 0 varies: the root splits exactly when it is drawn, drawn/d of the time."""
+    X = np.zeros((6, n_features))
+    X[:, 0] = np.arange(6.0)
+    forest = ExtraTreesRegressor(n_estimators=300, max_features=max_features, max_depth=1, random_state=0)
+    forest.fit(X, np.arange(6.0))
+    share = np.mean([len(tree.feature) > 1 for tree in forest.estimators_])
+    assert abs(share - drawn / n_features) < 0.06, f"root split in {share:.3f} of the trees"
+
+
+def test_thresholds_are_uniform_over_the_node_range() -> None:
+    """(threshold - min) / (max - min) over the node's rows is uniform on [0, 1)."""
+    X, y = np.arange(24.0).reshape(-1, 1), np.sin(np.arange(24.0))
+    forest = ExtraTreesRegressor(n_estimators=12, random_state=0).fit(X, y)
+    positions = []
+    for tree in forest.estimators_:
+        for node, rows in enumerate(node_rows(tree, X)):
+            if tree.children_left[node] != -1:
+                low, high = X[rows, 0].min(), X[rows, 0].max()
+                positions.append((tree.threshold[node] - low) / (high - low))
+    positions = np.sort(positions)
+    uniform = np.arange(1, len(positions) + 1) / len(positions)
+    assert np.abs(positions - uniform).max() < 1.63 / np.sqrt(len(positions))  # KS at 1%
+
+
+def test_leaves_of_exactly_min_samples_leaf_rows_occur_on_both_sides() -> None:
+    """min_samples_leaf=3 permits children of 3 rows, left and right, and nothing smaller."""
+    X, y = np.arange(20.0).reshape(-1, 1), np.cos(np.arange(20.0))
+    forest = ExtraTreesRegressor(n_estimators=10, min_samples_leaf=3, random_state=0).fit(X, y)
+    sizes: dict[str, list[int]] = {"left": [], "right": []}
+    for tree in forest.estimators_:
+        rows = node_rows(tree, X)
+        for node in np.flatnonzero(tree.children_left != -1):
+            sizes["left"].append(len(rows[tree.children_left[node]]))
+            sizes["right"].append(len(rows[tree.children_right[node]]))
+    assert min(sizes["left"]) == 3 and min(sizes["right"]) == 3, sizes
+
+
+def test_max_depth_is_reached_and_not_passed() -> None:
+    """max_depth=3 on splittable data: the deepest leaf is at depth 3 in every tree."""
+    X, y = np.arange(40.0).reshape(-1, 1), np.arange(40.0) ** 2
+    forest = ExtraTreesRegressor(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+    assert [int(node_depths(tree).max()) for tree in forest.estimators_] == [3] * 5
+
+
+ORACLE_CASES = [
+    ("load_iris", ExtraTreesClassifier, {"n_estimators": 10}, 0.02),
+    ("load_wine", ExtraTreesClassifier, {"n_estimators": 10}, 0.02),
+    ("load_breast_cancer", ExtraTreesClassifier, {"n_estimators": 10, "min_samples_leaf": 3}, 0.02),
+    ("load_diabetes", ExtraTreesRegressor, {"n_estimators": 10, "min_samples_leaf": 10}, 0.03),
+]
+
+
+@pytest.mark.parametrize(("loader", "kind", "params", "tolerance"), ORACLE_CASES)
+def test_cross_validated_quality_matches_scikit_learn(
+    loader: str, kind: type[Forest], params: dict[str, Any], tolerance: float
+) -> None:
+    """5-fold CV accuracy (R² for diabetes) is within tolerance of sklearn's extra trees."""
+    from sklearn import datasets, ensemble, model_selection
+    from sklearn.metrics import r2_score
+
+    X, y = getattr(datasets, loader)(return_X_y=True)
+    classify = kind is ExtraTreesClassifier
+    folds = (model_selection.StratifiedKFold if classify else model_selection.KFold)(5, shuffle=True, random_state=0)
+    splits = list(folds.split(X, y))
+    theirs = getattr(ensemble, kind.__name__)
+
+    def cv_score(make: Any, seeds: range) -> float:
+        scores = []
+        for seed in seeds:
+            for train, test in splits:
+                predicted = make(**params, random_state=seed).fit(X[train], y[train]).predict(X[test])
+                scores.append(np.mean(predicted == y[test]) if classify else r2_score(y[test], predicted))
+        return float(np.mean(scores))
+
+    # sklearn is cheap, so its expectation is averaged over more seeds than ours.
+    ours, reference = cv_score(kind, range(2)), cv_score(theirs, range(5))
+    assert abs(ours - reference) < tolerance, f"ours {ours:.4f}, scikit-learn {reference:.4f}"

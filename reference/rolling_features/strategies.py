@@ -1,0 +1,84 @@
+"""Hypothesis strategies for valid calls of `add_rolling_features`.
+
+Frames are small (the suites run thousands of times) but hit what breaks rolling features:
+several entities, unsorted rows, an index that is not 0..n-1, missing values, irregular gaps,
+and times on a 6-hour grid so that a row often lies exactly one offset window before another.
+"""
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+
+from reference.rolling_features import STATS
+
+VALUE = "x"
+TIME = "t"
+BY = "k"
+ENTITIES = ("a", "b")
+OFFSETS = ("6h", "1D", "30h", "2D", "3D")
+START = "2024-01-01"
+STEP = pd.Timedelta("6h")
+LAST_STEP = 24
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def values() -> st.SearchStrategy[float]:
+    """Quarter-integers, so sums are exact, and now and then a missing value."""
+    return st.integers(-40, 44).map(lambda v: math.nan if v > 40 else v / 4)
+
+
+@st.composite
+def frames(
+    draw: st.DrawFn, *, by: str | None = BY, min_rows: int = 0, max_rows: int = 12
+) -> pd.DataFrame:
+    """Columns x (float), t (datetime), k (entity); unique (k, t), or unique t if `by` is None."""
+    # One integer per row encodes its entity and its time step: one draw per row keeps it fast.
+    slots = len(ENTITIES) * (LAST_STEP + 1)
+    unique_by = (lambda code: code) if by is not None else (lambda code: code // len(ENTITIES))
+    codes = draw(
+        st.lists(st.integers(0, slots - 1), min_size=min_rows, max_size=max_rows, unique_by=unique_by)
+    )
+    steps = np.array([code // len(ENTITIES) for code in codes], dtype=np.int64)
+    xs = draw(st.lists(values(), min_size=len(codes), max_size=len(codes)))
+    return pd.DataFrame(
+        {
+            BY: np.array([ENTITIES[code % len(ENTITIES)] for code in codes], dtype=object),
+            TIME: np.datetime64(START, "ns") + steps * np.timedelta64(STEP),
+            VALUE: np.array(xs, dtype=float),
+        },
+        # Labels follow the codes: unique, not 0..n-1, and not in time order.
+        index=np.array([100 + code for code in codes], dtype=np.int64),
+    )
+
+
+@st.composite
+def feature_kwargs(draw: st.DrawFn, *, by: str | None = BY) -> dict[str, Any]:
+    """Keyword arguments for a frame from `frames(by=by)`: windows, stats and min_periods."""
+    # One window of each kind, in either order, so that every call exercises both code paths.
+    windows = draw(st.permutations([draw(st.integers(1, 4)), draw(st.sampled_from(OFFSETS))]))
+    stats = draw(st.lists(st.sampled_from(STATS), min_size=1, max_size=len(STATS), unique=True))
+    narrowest = min((w for w in windows if isinstance(w, int)), default=4)
+    min_periods = draw(st.none() | st.integers(1, narrowest))
+    return {
+        "value": VALUE,
+        "time": TIME,
+        "windows": windows,
+        "stats": stats,
+        "by": by,
+        "min_periods": min_periods,
+    }
+
+
+@st.composite
+def rolling_calls(draw: st.DrawFn) -> Call:
+    """`(args, kwargs)` for one valid call, with or without entities."""
+    by = draw(st.sampled_from([BY, None]))
+    return (draw(frames(by=by)),), draw(feature_kwargs(by=by))
+
+
+def call_strategies() -> dict[str, st.SearchStrategy[Call]]:
+    """Strategies of `(args, kwargs)` per public function, for property tests and triage."""
+    return {"add_rolling_features": rolling_calls()}

@@ -1,0 +1,275 @@
+"""Hidden tests for `add_rolling_features`: oracle and leakage properties, the other edge cases."""
+import math
+import statistics
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.rolling_features import add_rolling_features
+from reference.rolling_features.strategies import (
+    BY,
+    ENTITIES,
+    TIME,
+    VALUE,
+    feature_kwargs,
+    frames,
+    rolling_calls,
+)
+
+pytestmark = pytest.mark.hidden
+
+NAN = math.nan
+START = pd.Timestamp("2024-01-01")
+STATISTICS = {"mean": statistics.fmean, "std": statistics.stdev, "min": min, "max": max}
+
+
+def brute_force(
+    df: pd.DataFrame, *, value: str, time: str, windows: list, stats: list, by: str | None,
+    min_periods: int | None,
+) -> dict[str, list[float]]:
+    """Per row: gather the entity's strictly earlier rows, cut the window, apply the stat."""
+    times = df[time].tolist()
+    values = df[value].astype(float).tolist()
+    entities = df[by].tolist() if by is not None else [None] * len(df)
+    columns = {}
+    for window in windows:
+        needed = min_periods or (window if isinstance(window, int) else 1)
+        observed = [window_values(times, values, entities, row, window) for row in range(len(df))]
+        for stat in stats:
+            columns[f"{value}_{stat}_{window}"] = [statistic(obs, stat, needed) for obs in observed]
+    return columns
+
+
+def window_values(times: list, values: list, entities: list, row: int, window: Any) -> list[float]:
+    earlier = sorted(
+        (times[j], values[j])
+        for j in range(len(times))
+        if entities[j] == entities[row] and times[j] < times[row]
+    )
+    if isinstance(window, int):
+        chosen = earlier[-window:]
+    else:
+        chosen = [(t, v) for t, v in earlier if t >= times[row] - pd.Timedelta(window)]
+    return [v for _, v in chosen if not math.isnan(v)]
+
+
+def statistic(observed: list[float], stat: str, needed: int) -> float:
+    if len(observed) < max(needed, 2 if stat == "std" else 1):
+        return NAN
+    return STATISTICS[stat](observed)
+
+
+def features(out: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    return out.drop(columns=df.columns)
+
+
+def days(*offsets: float) -> list[pd.Timestamp]:
+    return [START + pd.Timedelta(days=offset) for offset in offsets]
+
+
+def assert_column(out: pd.DataFrame, name: str, expected: list[float]) -> None:
+    got = out[name].to_numpy(dtype=float)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True, err_msg=name)
+
+
+@given(rolling_calls())
+def test_matches_a_brute_force_oracle(call):
+    """On random frames (entities, unsorted rows, NaNs, gaps) every feature equals brute force."""
+    (df,), kwargs = call
+    out = add_rolling_features(df, **kwargs)
+    expected = brute_force(df, **kwargs)
+    assert list(out.columns) == [*df.columns, *expected], "wrong new columns or column order"
+    pd.testing.assert_frame_equal(out[df.columns], df)
+    for name, column in expected.items():
+        np.testing.assert_allclose(
+            out[name].to_numpy(dtype=float), column, rtol=1e-9, atol=1e-9, equal_nan=True,
+            err_msg=f"{name} on {df.to_dict('list')} with {kwargs}",
+        )
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_values_at_or_after_a_time_never_change_features_up_to_it(data):
+    """No leakage: rewriting every value at or after time t leaves all features at or before t."""
+    by = data.draw(st.sampled_from([BY, None]))
+    df = data.draw(frames(by=by, min_rows=1))
+    kwargs = data.draw(feature_kwargs(by=by))
+    cutoff = data.draw(st.sampled_from(sorted(df[TIME])))
+    later = df[TIME] >= cutoff
+    rewritten = df.copy()
+    rewritten.loc[later, VALUE] = 1000.0 + np.arange(later.sum())
+    known = df[TIME] <= cutoff
+    before = features(add_rolling_features(df, **kwargs), df)[known]
+    after = features(add_rolling_features(rewritten, **kwargs), df)[known]
+    pd.testing.assert_frame_equal(after, before)
+
+
+@settings(max_examples=25)
+@given(frames(by=BY), feature_kwargs(by=BY), st.sampled_from(ENTITIES))
+def test_other_entities_never_change_an_entitys_features(df, kwargs, entity):
+    """An entity's features are the same whether or not the other entities' rows are present."""
+    mine = df[BY] == entity
+    together = add_rolling_features(df, **kwargs)[mine]
+    alone = add_rolling_features(df[mine], **kwargs)
+    pd.testing.assert_frame_equal(together, alone)
+
+
+def test_std_is_the_sample_std_and_needs_two_observations():
+    """std uses ddof=1, so one observation gives NaN even when min_periods=1 allows it."""
+    df = pd.DataFrame({"t": days(0, 1, 2), "x": [1.0, 3.0, 0.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=["5D"], min_periods=1)
+    assert_column(out, "x_std_5D", [NAN, NAN, math.sqrt(2.0)])
+    assert_column(out, "x_mean_5D", [NAN, 1.0, 2.0])
+
+
+def test_a_window_of_one_row_and_min_periods_equal_to_the_window_are_allowed():
+    """window=1 is the smallest integer window; min_periods may equal an integer window."""
+    df = pd.DataFrame({"t": days(0, 1, 2), "x": [1.0, 3.0, 5.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=[1, 2], stats=["max"], min_periods=1)
+    assert_column(out, "x_max_1", [NAN, 1.0, 3.0])
+    assert_column(out, "x_max_2", [NAN, 1.0, 3.0])
+    full = add_rolling_features(df, value="x", time="t", windows=[2], stats=["max"], min_periods=2)
+    assert_column(full, "x_max_2", [NAN, NAN, 3.0])
+
+
+def test_a_one_nanosecond_window_is_allowed_and_sees_nothing_a_day_away():
+    """'1ns' is the smallest positive offset; daily rows never fall inside it."""
+    df = pd.DataFrame({"t": days(0, 1), "x": [1.0, 3.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=["1ns"], stats=["mean"])
+    assert_column(out, "x_mean_1ns", [NAN, NAN])
+
+
+def test_sub_day_offsets_count_hours():
+    """'12h' at 18:00 covers [06:00, 18:00): the rows at 06:00 and 12:00 but not 00:00."""
+    times = [START + pd.Timedelta(hours=h) for h in (0, 6, 12, 18)]
+    df = pd.DataFrame({"t": times, "x": [1.0, 2.0, 4.0, 8.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=["12h"], stats=["min"])
+    assert_column(out, "x_min_12h", [NAN, 1.0, 1.0, 2.0])
+
+
+def test_only_missing_history_gives_nan():
+    """A window whose earlier values are all missing has no observations, so every stat is NaN."""
+    df = pd.DataFrame({"t": days(0, 1, 2), "x": [NAN, NAN, 5.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=[2, "2D"], min_periods=1)
+    assert out.iloc[:, 2:].isna().all(axis=None), out
+
+
+def test_empty_frames_get_empty_float_columns():
+    """Zero rows is valid, with or without entities: the new columns exist and are float."""
+    df = pd.DataFrame({"k": pd.Series([], dtype=str), "t": pd.to_datetime([]), "x": []})
+    for by in ("k", None):
+        out = add_rolling_features(df, value="x", time="t", by=by, windows=[2, "1D"], stats=["std"])
+        assert list(out.columns) == ["k", "t", "x", "x_std_2", "x_std_1D"]
+        assert len(out) == 0 and (out.dtypes.iloc[3:] == "float64").all(), out.dtypes
+
+
+def test_duplicate_index_labels_keep_rows_apart():
+    """Rows are matched by position, so repeated index labels do not mix their features."""
+    df = pd.DataFrame(
+        {"k": ["a", "b", "a", "b"], "t": days(1, 0, 0, 1), "x": [1.0, 2.0, 3.0, 4.0]},
+        index=[7, 7, 5, 5],
+    )
+    out = add_rolling_features(df, value="x", time="t", by="k", windows=[1], stats=["mean"])
+    assert list(out.index) == [7, 7, 5, 5]
+    assert_column(out, "x_mean_1", [3.0, NAN, NAN, 2.0])
+
+
+def test_an_index_named_like_a_column_is_kept():
+    """The index is carried through untouched, even when its name is also a column name."""
+    df = pd.DataFrame({"t": days(1, 0), "x": [2.0, 1.0]}, index=pd.Index([5, 6], name="x"))
+    out = add_rolling_features(df, value="x", time="t", windows=[1], stats=["mean"])
+    pd.testing.assert_index_equal(out.index, df.index)
+    assert_column(out, "x_mean_1", [1.0, NAN])
+
+
+def test_categorical_and_numeric_entities():
+    """Entities may be categorical (in any category order) or integers."""
+    base = {"t": days(2, 0, 1, 1), "x": [1.0, 2.0, 3.0, 4.0]}
+    categorical = pd.Categorical(["b", "a", "a", "b"], categories=["b", "a"])
+    for ids in (categorical, [20, 10, 10, 20]):
+        df = pd.DataFrame({"k": ids, **base})
+        out = add_rolling_features(df, value="x", time="t", by="k", windows=["5D"], stats=["max"])
+        assert_column(out, "x_max_5D", [4.0, NAN, 2.0, NAN])
+
+
+def test_integer_nullable_and_bool_values_are_numeric():
+    """Ints, nullable ints with <NA> and bools are numeric values; <NA> is skipped like NaN."""
+    df = pd.DataFrame({"t": days(0, 1, 2, 3), "x": pd.array([1, None, 3, 5], dtype="Int64")})
+    out = add_rolling_features(df, value="x", time="t", windows=[2], stats=["mean"], min_periods=1)
+    assert_column(out, "x_mean_2", [NAN, 1.0, 1.0, 3.0])
+    ints = add_rolling_features(df.fillna(7).astype({"x": "int64"}), value="x", time="t", windows=[1])
+    assert_column(ints, "x_max_1", [NAN, 1.0, 7.0, 3.0])
+    flags = add_rolling_features(df.assign(x=[True, False, True, True]), value="x", time="t",
+                                 windows=["3D"], stats=["mean"])
+    assert_column(flags, "x_mean_3D", [NAN, 1.0, 0.5, 2.0 / 3.0])
+
+
+def test_timezone_aware_times():
+    """Times with a time zone work like naive ones."""
+    df = pd.DataFrame({"t": pd.DatetimeIndex(days(1, 0, 2)).tz_localize("Europe/Paris"),
+                       "x": [2.0, 1.0, 4.0]})
+    out = add_rolling_features(df, value="x", time="t", windows=["1D"], stats=["mean"])
+    assert_column(out, "x_mean_1D", [1.0, NAN, 2.0])
+
+
+def sample_frame() -> pd.DataFrame:
+    return pd.DataFrame({"k": ["a", "b"], "t": days(0, 0), "x": [1.0, 2.0]})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"time": "when"}, KeyError, "'when' is not in the frame"),
+        ({"windows": "7D"}, ValueError, "windows must be a list"),
+        ({"windows": 3}, ValueError, "windows must be a list"),
+        ({"stats": "mean"}, ValueError, "stats must be a list"),
+        ({"stats": []}, ValueError, "stats must not be empty"),
+        ({"windows": [-2]}, ValueError, "positive int or an offset string"),
+        ({"windows": [2.5]}, ValueError, "positive int or an offset string"),
+        ({"windows": [pd.Timedelta("1D")]}, ValueError, "positive int or an offset string"),
+        ({"windows": [True]}, ValueError, "window must be"),
+        ({"windows": ["0D"]}, ValueError, "offset window must be positive"),
+        ({"windows": ["-1D"]}, ValueError, "offset window must be positive"),
+        ({"windows": ["1ME"]}, ValueError, "not a fixed pandas offset"),
+        ({"windows": ["7"]}, ValueError, "not a fixed pandas offset"),
+        ({"stats": ["mean", "average"]}, ValueError, "unknown stat 'average'"),
+        ({"min_periods": 0}, ValueError, "min_periods must be at least 1"),
+        ({"min_periods": -1, "windows": ["1D"]}, ValueError, "min_periods must be at least 1"),
+        ({"min_periods": 1.5, "windows": ["1D"]}, ValueError, "min_periods must be"),
+        ({"windows": ["1D", 2, 3], "min_periods": 3}, ValueError, "larger than the window 2"),
+        ({"windows": [2, 2]}, ValueError, "'x_mean_2' already exists"),
+        ({"stats": ["max", "max"]}, ValueError, "'x_max_1' already exists"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs, error, message):
+    """Each impossible argument raises the documented error with a message naming the problem."""
+    call = {"value": "x", "time": "t", "by": "k", "windows": [1], **kwargs}
+    with pytest.raises(error, match=message):
+        add_rolling_features(sample_frame(), **call)
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (sample_frame().assign(x=["1", "2"]), "value column 'x' must be numeric"),
+        (sample_frame().assign(t=["2024-01-01", "2024-01-02"]), "time column 't' must hold"),
+        (sample_frame().assign(t=[pd.NaT, START]), "must not have missing values"),
+        (sample_frame().assign(k=["a", None]), "must not have missing values"),
+        (sample_frame().assign(x_mean_1=[0.0, 0.0]), "'x_mean_1' already exists"),
+    ],
+)
+def test_bad_frames_are_refused(frame, message):
+    """Wrong dtypes, missing times or entities, and a clashing column name raise ValueError."""
+    with pytest.raises(ValueError, match=message):
+        add_rolling_features(frame, value="x", time="t", by="k", windows=[1])
+
+
+def test_repeated_times_without_entities_are_refused():
+    """With by=None the times alone identify rows, so two rows at one time are refused."""
+    with pytest.raises(ValueError, match="one row per time"):
+        add_rolling_features(sample_frame(), value="x", time="t", windows=[1])
+

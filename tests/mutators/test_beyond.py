@@ -1,0 +1,232 @@
+"""Golden and edge-case tests for the beyond-classic family."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from mutators.engine import mutants_of_source
+from mutators.families import beyond
+from mutators.families._beyond_bounds import AddOne, DropSliceBound, SwapOperands
+from mutators.families._beyond_calls import SiblingCall, SwapArguments, UnwrapCall
+from mutators.families._beyond_names import WrongAttribute, WrongVariable
+from mutators.testing import check_example, mutated_sources
+
+CASES = [
+    pytest.param(cls, index, id=f"{cls.name}-{index}")
+    for cls in beyond.MUTATORS
+    for index in range(len(cls.examples))
+]
+
+# A small realistic module: numpy arrays, a queue, a class with state, comprehensions,
+# lambdas, walrus, match, async and try/except, so every mutator has sites and traps.
+SAMPLE = textwrap.dedent(
+    '''
+    from __future__ import annotations
+
+    from bisect import bisect_left, bisect_right
+    from collections import deque
+
+    import numpy as np
+
+
+    class Window:
+        size: int
+
+        def __init__(self, size: int, lo: float, hi: float) -> None:
+            self.size = size
+            self.lo = lo
+            self.hi = hi
+            self.values: deque[float] = deque()
+            self.seen = 0
+
+        def push(self, x: float) -> float | None:
+            if not self.lo <= x <= self.hi:
+                return None  # out of range
+            self.values.append(x)
+            self.seen += 1
+            if len(self.values) > self.size:
+                self.values.popleft()
+            return max(0.0, np.mean(self.values) - self.lo)
+
+
+    def rates(y_true, y_score, *, weights=None):
+        order = np.argsort(-y_score, kind="stable")
+        tps = np.cumsum(y_true[order])
+        fps = np.cumsum(1 - y_true[order])
+        tpr, fpr = tps / tps[-1], fps / fps[-1]
+        return np.r_[0.0, fpr], np.r_[0.0, tpr], [t for t in tps if (u := t) > 0]
+
+
+    def lagged(X, lags, stop):
+        out = np.empty((X.shape[0], len(lags)))
+        for j, lag in enumerate(lags):
+            if lag == 0:
+                continue
+            out[lag:, j] = X[: -lag, j]
+        ranks = sorted(out[:stop, 0], key=lambda v: -v)
+        return out[1:stop - 1], ranks, bisect_left(ranks, stop, 0, len(ranks))
+
+
+    async def drain(queue, budget: int):
+        served = []
+        while queue and budget > 0:
+            try:
+                item = queue.popleft()
+            except IndexError as error:
+                raise RuntimeError("empty") from error
+            match item:
+                case (cost, name) if cost > budget:
+                    return served
+            budget -= item[0]
+            served.append(item[1])
+        return served
+    '''
+)
+
+
+@pytest.mark.parametrize(("cls", "index"), CASES)
+def test_golden_example(cls, index):
+    """Each mutator makes exactly the mutants its golden example lists, no more, no fewer."""
+    check_example(cls(), cls.examples[index])
+
+
+def test_every_mutator_has_a_positive_and_a_negative_example():
+    """Every mutator shows one site it mutates and one near-miss it must leave alone."""
+    for cls in beyond.MUTATORS:
+        assert any(example.after for example in cls.examples), cls.name
+        assert any(not example.after for example in cls.examples), cls.name
+
+
+def test_names_are_unique_and_in_the_family():
+    """Operator names are `beyond/<kebab-case>` and no two mutators share one."""
+    names = [cls.name for cls in beyond.MUTATORS]
+    assert len(names) == len(set(names))
+    assert all(name.startswith("beyond/") and name == name.lower() and " " not in name for name in names)
+
+
+def _sample_mutants():
+    mutators = [cls() for cls in beyond.MUTATORS]
+    return mutants_of_source(SAMPLE, file="sample.py", module="sample", mutators=mutators)
+
+
+def test_sample_mutants_compile_and_change_only_their_span():
+    """Every mutant of the sample compiles, is made once, and leaves the text around its span alone."""
+    result = _sample_mutants()
+    assert result.dropped_invalid == 0
+    assert result.dropped_duplicates == 0  # no two operators (or one operator twice) make the same code
+    assert {m.operator for m in result.mutants} >= {cls.name for cls in beyond.MUTATORS} - {
+        "beyond/sibling-keyword", "beyond/swap-indices"
+    }
+    for mutant in result.mutants:
+        mutated = mutant.apply(SAMPLE)
+        compile(mutated, "sample.py", "exec")
+        start, end = mutant.span.offsets(SAMPLE)
+        assert mutated[:start] == SAMPLE[:start]
+        assert mutated[start + len(mutant.mutated):] == SAMPLE[end:]
+
+
+def test_sample_mutants_are_deterministic():
+    """Two enumerations of the same source give the same mutants in the same order."""
+    first = [(m.id, m.mutated) for m in _sample_mutants().mutants]
+    assert first == [(m.id, m.mutated) for m in _sample_mutants().mutants]
+
+
+def test_at_most_two_wrong_variables_per_site():
+    """No site gets more than two replacement names, so one name cannot flood the report."""
+    sites: dict[tuple[int, int], int] = {}
+    for mutant in _sample_mutants().mutants:
+        if mutant.operator in ("beyond/wrong-variable", "beyond/wrong-attribute"):
+            key = (mutant.span.line, mutant.span.column)
+            sites[key] = sites.get(key, 0) + 1
+    assert sites and max(sites.values()) <= 2
+
+
+def test_wrong_variable_never_uses_later_bindings_targets_or_non_data():
+    """Names bound after the site, the statement's own target, functions and except names are never candidates."""
+    before = (
+        "def f(alpha, beta):\n"
+        "    try:\n        alpha1 = alpha + 1\n    except ValueError as alphb:\n        alpha1 = 0\n"
+        "    def alphc():\n        pass\n"
+        "    alpha2 = alpha1\n"
+        "    alpha3 = 2\n"
+        "    return alpha2\n"
+    )
+    replaced = {
+        line.strip()
+        for text in mutated_sources(WrongVariable(), before)
+        for line in text.splitlines()
+        if line not in before.splitlines()
+    }
+    assert replaced == {
+        "alpha2 = alpha",  # not `alpha3`, bound later, nor `alphb`, unbound after its handler
+        "return alpha",  # the two most similar names bound before
+        "return alpha3",
+    }  # and `alpha1 = alpha + 1` has no candidate: `alpha1` is its own target, `alphc` a function
+
+
+def test_wrong_variable_respects_comprehension_and_lambda_scopes():
+    """A comprehension target stands in for the outer name; a lambda's names are left alone."""
+    before = "def f(row, rows):\n    g = lambda r: r + 1\n    return [row for rows_ in rows]\n"
+    after = mutated_sources(WrongVariable(), before)
+    assert "def f(row, rows):\n    g = lambda r: r + 1\n    return [rows_ for rows_ in rows]\n" in after
+    assert all("lambda r: r + 1" in text for text in after)
+
+
+def test_wrong_attribute_uses_dataclass_fields_and_their_kinds():
+    """Fields of the same annotated kind may swap; a field of another kind may not."""
+    before = (
+        "class P:\n    lo: float\n    hi: float\n    name: str\n\n"
+        "    def top(self):\n        return self.hi, self.name\n"
+    )
+    assert mutated_sources(WrongAttribute(), before) == [before.replace("self.hi,", "self.lo,")]
+
+
+def test_swap_arguments_follows_the_signature_of_a_local_function():
+    """`fits(request, budget)` is not swapped when the definition says a Request and an int."""
+    before = (
+        "def fits(request: Request, budget: int) -> bool:\n    return True\n\n"
+        "def g(r, b, lo, hi):\n    return fits(r, b), span(lo, hi)\n"
+    )
+    assert mutated_sources(SwapArguments(), before) == [before.replace("span(lo, hi)", "span(hi, lo)")]
+
+
+def test_unwrap_tells_a_namespace_function_from_a_method():
+    """`xp.abs(X)` unwraps to `X`, `s.round(2)` to `s`, and `np.max(x, 0)` is a reduction, not a clamp."""
+    before = "import numpy as np\n\ndef f(xp, X, s, x):\n    return xp.abs(X), s.round(2), np.max(x, 0)\n"
+    assert sorted(mutated_sources(UnwrapCall(), before)) == sorted([
+        before.replace("xp.abs(X)", "X"),
+        before.replace("s.round(2)", "s"),
+    ])
+
+
+def test_sibling_call_needs_the_sibling_to_be_imported():
+    """`bisect_left` becomes `bisect_right` only when `bisect_right` is imported too."""
+    both = "from bisect import bisect_left, bisect_right\n\ndef f(a, x):\n    return bisect_left(a, x)\n"
+    one = "from bisect import bisect_left\n\ndef f(a, x):\n    return bisect_left(a, x)\n"
+    assert mutated_sources(SiblingCall(), both) == [both.replace("return bisect_left", "return bisect_right")]
+    assert mutated_sources(SiblingCall(), one) == []
+
+
+def test_swap_operands_parenthesizes_a_moved_difference():
+    """`a - b - c` swapped at the top becomes `c - (a - b)`, which parses as the swap intended."""
+    after = mutated_sources(SwapOperands(), "def f(a, b, c):\n    return a - b - c\n")
+    assert "def f(a, b, c):\n    return c - (a - b)\n" in after
+
+
+def test_add_one_leaves_loose_bounds_alone():
+    """A conditional expression as a bound would need parentheses, so it is not a site."""
+    assert mutated_sources(AddOne(), "def f(x, a, b, c):\n    return x[a if b else c:]\n") == []
+
+
+def test_slice_targets_keep_a_slice():
+    """`x[1:] = v` never becomes `x = v`, which rebinds instead of writing into the array."""
+    assert mutated_sources(DropSliceBound(), "def f(x, v):\n    x[1:] = v\n") == []
+
+
+def test_deleted_guard_keeps_the_comment_above_it():
+    """Deleting a guard clause keeps the comment lines written above it."""
+    before = "def f(x):\n    # empty input\n    if not x:\n        return 0\n    return len(x)\n"
+    after = mutated_sources(beyond.RemoveGuard(), before)
+    assert after == ["def f(x):\n    # empty input\n    return len(x)\n"]
