@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -32,11 +33,18 @@ class BugsmithResult:
     mutant_phase: float  # every mutant, from the first job to the last verdict
     floor: float  # sum over killed mutants of their cheapest killing test's baseline time
     tests_time: float  # baseline time of every test a mutant ran (what a perfect runner pays)
+    timeout_seconds: float  # worker time spent on mutants that timed out
+    median_mutant: float  # median worker time of a killed or survived mutant, seconds
     jobs: int
 
     @property
     def executed(self) -> int:
         return sum(self.statuses.get(status.value, 0) for status in _RUN)
+
+    @property
+    def other(self) -> float:
+        """Seconds outside the timed phases: mutant generation (libcst), planning, the store."""
+        return self.wall - self.baseline - self.startup - self.control - self.mutant_phase
 
     def overhead(self, wall: float, spent: float, count: int) -> float:
         """Seconds per mutant beyond `spent` test time, with `wall` seconds on `jobs` cores."""
@@ -96,6 +104,9 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
         mutant_phase=phases.get("mutants", 0.0),
         floor=floor(result),
         tests_time=tests_time(result),
+        timeout_seconds=sum(o.duration for o in result.outcomes if o.status is Status.TIMEOUT),
+        median_mutant=_median([o.duration for o in result.outcomes
+                               if o.status in (Status.KILLED, Status.SURVIVED)]),
         jobs=jobs,
     )
 
@@ -118,6 +129,10 @@ def tests_time(result: RunResult) -> float:
         sum(duration.get(test, 0.0) for test in outcome.covered_by[: outcome.tests_run])
         for outcome in result.outcomes
     )
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
 
 
 def _baseline_seconds(options: RunOptions) -> float:

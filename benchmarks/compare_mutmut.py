@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure(target: Target, work: Path, jobs: int) -> dict[str, object]:
     folder = target.build(work / target.name)
-    say(f"\n== {target.name}: {target.description}; {jobs} jobs ==")
+    say(f"\n== {target.name}: {target.description}; {jobs} jobs; {_load()} ==")
     classic = run_bugsmith(folder, jobs, ("classic",), "bugsmith classic")
     every = run_bugsmith(folder, jobs, (), "bugsmith all families")
     mutmut = run_mutmut(folder, jobs, work / f"{target.name}-mutmut.log")
@@ -73,29 +74,35 @@ def measure_corpus(work: Path, jobs: int) -> dict[str, object]:
     (folder / "pyproject.toml").write_text(
         '[tool.bugsmith]\npaths = ["reference"]\ntests = ["reference"]\n'
         'exclude = ["**/strategies.py"]\n', encoding="utf-8")
-    say(f"\n== corpus: the whole reference corpus, bugsmith only, every family; {jobs} jobs ==")
+    say(f"\n== corpus: the whole reference corpus, bugsmith only, every family; {jobs} jobs; "
+        f"{_load()} ==")
     every = run_bugsmith(folder, jobs, (), "bugsmith all families")
     say(_header())
-    say(_row(every.label, every.mutants, every.executed, every.wall, every.mutant_phase))
+    say(_row(every.label, every.mutants, every.executed, every.wall, every.mutant_phase,
+             every.median_mutant, every.timeout_seconds))
     _phases(every)
     return {"bugsmith_all": asdict(every)}
 
 
 def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult) -> None:
     say(_header())
-    say(_row(f"mutmut {MUTMUT_VERSION}", mutmut.mutants, mutmut.executed, mutmut.wall, None,
-             own_rate=mutmut.own_rate))
+    say(_row(f"mutmut {MUTMUT_VERSION}", mutmut.mutants, mutmut.executed, mutmut.wall,
+             mutmut.mutant_phase, mutmut.median_mutant, mutmut.timeout_seconds))
     for result in (classic, every):
-        say(_row(result.label, result.mutants, result.executed, result.wall, result.mutant_phase))
-    mutmut_rate = mutmut.mutants / mutmut.wall
+        say(_row(result.label, result.mutants, result.executed, result.wall, result.mutant_phase,
+                 result.median_mutant, result.timeout_seconds))
+    say("(run: mutants whose tests ran; run/s: over the mutant phase only, mutmut's from the rate "
+        "it prints; median: one killed or survived mutant, as each tool records it)")
     for result in (classic, every):
-        rate = result.mutants / result.wall
-        phase = (f"; mutant phase {result.executed / result.mutant_phase / mutmut.own_rate:.1f}x"
-                 if result.mutant_phase and mutmut.own_rate else "")
-        say(f"ratio {result.label} / mutmut: {rate / mutmut_rate:.1f}x mutants/s over the whole "
-            f"run{phase}")
-    say(f"mutmut statuses: {_counts(mutmut.statuses)}; mean per-mutant time it recorded "
-        f"{mutmut.mean_mutant_duration * 1000:.0f} ms")
+        whole = (result.mutants / result.wall) / (mutmut.mutants / mutmut.wall)
+        phase = (f", {(result.executed / result.mutant_phase) / mutmut.own_rate:.1f}x in the "
+                 "mutant phase" if result.mutant_phase and mutmut.own_rate else "")
+        median = (f", {mutmut.median_mutant / result.median_mutant:.1f}x per median mutant"
+                  if result.median_mutant else "")
+        say(f"ratio {result.label} / mutmut: {whole:.1f}x mutants/s over the whole run{phase}{median}")
+    setup = mutmut.wall - (mutmut.mutant_phase or 0.0)
+    say(f"mutmut: statuses {_counts(mutmut.statuses)}; {setup:.1f} s before its mutant phase "
+        "(copy, generate, stats run, clean run, forced-fail run)")
     for result in (classic, every):
         _phases(result)
 
@@ -104,34 +111,41 @@ def _phases(result: BugsmithResult) -> None:
     say(f"{result.label}: statuses {_counts(result.statuses)}; families {_counts(result.by_family)}")
     say(f"  phases: baseline {result.baseline:.2f} s, worker start-up + collection "
         f"{result.startup:.2f} s, control {result.control:.2f} s, mutants "
-        f"{result.mutant_phase:.2f} s (of {result.wall:.2f} s)")
+        f"{result.mutant_phase:.2f} s, generation + planning + store {result.other:.2f} s "
+        f"(of {result.wall:.2f} s)")
     say(f"  floor (cheapest killing test over killed mutants) {result.floor:.3f} s; "
         f"every test the mutants ran {result.tests_time:.3f} s")
     whole = result.overhead(result.wall, result.floor, result.mutants)
     phase = result.overhead(result.mutant_phase, result.floor, result.executed)
-    tests = result.overhead(result.mutant_phase, result.tests_time, result.executed)
+    timeouts = result.statuses.get("timeout", 0)
+    clean = result.overhead(result.mutant_phase, result.tests_time + result.timeout_seconds,
+                            result.executed - timeouts)
     say(f"  overhead per mutant = (wall x {result.jobs} - floor) / mutants: {whole * 1000:.0f} ms "
-        f"over the whole run; {phase * 1000:.1f} ms in the mutant phase "
-        f"({tests * 1000:.1f} ms beyond every test it ran)")
+        f"over the whole run, {phase * 1000:.1f} ms over the mutant phase; "
+        f"{clean * 1000:.1f} ms without the {timeouts} timeouts ({result.timeout_seconds:.1f} s) "
+        "and beyond every test run")
 
 
 def _header() -> str:
-    return (f"{'tool':24} {'mutants':>7} {'run':>5} {'wall s':>7} {'mutants/s':>9} "
-            f"{'run/s in mutant phase':>22}")
+    return (f"{'tool':22} {'mutants':>7} {'run':>5} {'wall s':>7} {'mutants/s':>9} "
+            f"{'run/s':>6} {'median ms':>9} {'timeouts s':>10}")
 
 
 def _row(label: str, mutants: int, executed: int, wall: float, phase: float | None,
-         own_rate: float | None = None) -> str:
-    if own_rate is not None:
-        phase_rate = f"{own_rate:.2f} (mutmut's own)"
-    else:
-        phase_rate = f"{executed / phase:.2f}" if phase else "-"
-    return (f"{label:24} {mutants:7d} {executed:5d} {wall:7.1f} {mutants / wall:9.2f} "
-            f"{phase_rate:>22}")
+         median: float, timeouts: float) -> str:
+    phase_rate = f"{executed / phase:6.2f}" if phase else f"{'-':>6}"
+    return (f"{label:22} {mutants:7d} {executed:5d} {wall:7.1f} {mutants / wall:9.2f} "
+            f"{phase_rate} {median * 1000:9.1f} {timeouts:10.1f}")
 
 
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{key} {value}" for key, value in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _load() -> str:
+    # The machine is shared: a load above the core count stretches every figure.
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f}/{five:.1f} on {os.cpu_count()} cores"
 
 
 def say(line: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -32,7 +33,13 @@ class MutmutResult:
     statuses: dict[str, int]
     wall: float  # seconds for the whole `mutmut run`: copy, generate, stats, clean run, mutants
     own_rate: float | None  # mutmut's printed "mutations/second" (its mutant phase only)
-    mean_mutant_duration: float  # mean of mutmut's own per-mutant durations, seconds
+    median_mutant: float  # median of mutmut's own per-mutant durations, killed or survived
+    timeout_seconds: float  # mutmut's recorded time on mutants that timed out
+
+    @property
+    def mutant_phase(self) -> float | None:
+        """Seconds of the mutant phase, from the rate mutmut prints (tried / elapsed)."""
+        return self.executed / self.own_rate if self.own_rate else None
 
     @property
     def executed(self) -> int:
@@ -91,27 +98,33 @@ def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
     if completed.returncode != 0:
         tail = "\n".join(text.strip().splitlines()[-15:])
         raise RuntimeError(f"mutmut exited with {completed.returncode}; see {log}:\n{tail}")
-    codes, durations = _read_meta(folder / "mutants")
+    verdicts = _read_meta(folder / "mutants")
     rate = re.findall(r"([\d.]+) mutations/second", text)
     return MutmutResult(
-        mutants=len(codes),
-        statuses=dict(Counter(_STATUS_BY_EXIT_CODE.get(code, "suspicious") for code in codes)),
+        mutants=len(verdicts),
+        statuses=dict(Counter(status for status, _ in verdicts)),
         wall=wall,
         own_rate=float(rate[-1]) if rate else None,
-        mean_mutant_duration=sum(durations) / len(durations) if durations else 0.0,
+        median_mutant=_median([d for status, d in verdicts if status in ("killed", "survived")]),
+        timeout_seconds=sum(d for status, d in verdicts if status == "timeout"),
     )
 
 
-def _read_meta(mutants: Path) -> tuple[list[int | None], list[float]]:
-    codes: list[int | None] = []
-    durations: list[float] = []
+def _read_meta(mutants: Path) -> list[tuple[str, float]]:
+    """(status, seconds) of every mutant, from the .meta files mutmut writes per source file."""
+    verdicts: list[tuple[str, float]] = []
     for meta in sorted(mutants.rglob("*.meta")):
         data = json.loads(meta.read_text(encoding="utf-8"))
-        codes.extend(data["exit_code_by_key"].values())
-        durations.extend(data.get("durations_by_key", {}).values())
-    if not codes:
+        durations = data.get("durations_by_key", {})
+        for key, code in data["exit_code_by_key"].items():
+            verdicts.append((_STATUS_BY_EXIT_CODE.get(code, "suspicious"), durations.get(key, 0.0)))
+    if not verdicts:
         raise RuntimeError(f"mutmut wrote no verdicts under {mutants}")
-    return codes, durations
+    return verdicts
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
 
 
 if __name__ == "__main__":  # pragma: no cover - a manual check of the environment

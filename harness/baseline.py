@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +104,7 @@ def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
 def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     """Run the suite once in a fresh interpreter; raise BaselineError if it is not green."""
     started = time.monotonic()
-    fields = {name: getattr(setup, name) for name in setup.__dataclass_fields__}
+    fields = asdict(setup)
     process = subprocess.run(
         [sys.executable, "-m", "harness.baseline"],
         input=json.dumps(fields).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -1,34 +1,50 @@
 """The Dask executor: the same jobs, sent in batches to a Dask cluster.
 
-Each Dask worker process keeps one fork-server pool (harness.pool.ForkPool) per project for
-its lifetime, so the suite is collected once per Dask worker, not once per batch. The project
-must be at the same path on every machine (a shared or identical checkout): a job carries the
-mutated file's text, but the tests, fixtures and the rest of the package are imported from
-`setup.root` on the worker. That is simpler and faster than shipping a tree with every batch,
-and it is how clusters usually see code (a shared file system or an image).
+Each thread of each Dask worker keeps one fork-server pool (harness.pool.ForkPool) for the
+length of a run, so the suite is collected once per thread, not once per batch; a ForkPool
+serves one caller at a time, and a `dask worker` runs as many batches at once as it has
+threads. The pools hang off a worker plugin registered for this run only: unregistering it at
+the end of the run (or closing the worker) stops them, and the next run collects fresh code.
+
+The project must be at the same path on every machine (a shared or identical checkout): a job
+carries the mutated file's text, but the tests, fixtures and the rest of the package are
+imported from `setup.root` on the worker. That is simpler and faster than shipping a tree with
+every batch, and it is how clusters usually see code (a shared file system or an image).
+
+No task is pinned to a worker. The control run (unmutated code through the machinery) happens
+in every pool before its first batch, so a worker that joins or restarts mid-run is checked
+like the others, and a worker that leaves never strands a task that only it could run.
 
 Results stream back batch by batch into the caller's `on_verdict`, which stores them in the
 same SQLite store as a local run. A Dask worker that dies mid-batch loses nothing: the
-scheduler reruns the batch elsewhere, and a mutant already given a verdict is never given a
-second one.
+scheduler reruns the batch elsewhere, and only the rerun's verdicts come back, once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import tempfile
-from collections.abc import Sequence
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError, HarnessError
+from harness.errors import BugsmithError, ConfigError, HarnessError
 from harness.pool import ForkPool, OnVerdict
 from harness.protocol import Job, Verdict, WorkerSetup
 
+try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
+    from distributed import WorkerPlugin as _PluginBase
+except ImportError:  # pragma: no cover - exercised only without the extra
+    _PluginBase = object
+
 INSTALL_HINT = "the dask executor needs Dask: pip install 'bugsmith[dask]'"
 BATCH_LIMIT = 16
+WORKER_WAIT = 60.0  # seconds for a first Dask worker to join the scheduler
 
 
 def _distributed() -> Any:
@@ -51,77 +67,158 @@ def dask_executor(scheduler: str | None):
     return factory
 
 
-def _pool_on_this_worker(setup: dict[str, Any]) -> ForkPool:
-    """The fork-server pool of this Dask worker process for this project, started once."""
-    distributed = _distributed()
-    worker = distributed.get_worker()
-    pools: dict[str, ForkPool] = worker.__dict__.setdefault("_bugsmith_pools", {})
-    key = hashlib.sha256(json.dumps(setup, sort_keys=True).encode()).hexdigest()
-    if key not in pools:
-        log_dir = Path(tempfile.gettempdir()) / "bugsmith-dask" / key[:12]
-        pool = ForkPool(WorkerSetup.from_dict(setup), 1, log_dir)
+class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
+    """Lives on every Dask worker for one run and owns that worker's fork-server pools."""
+
+    def __init__(self) -> None:
+        self.pools: dict[tuple[str, int], ForkPool] = {}
+        self.closed = False
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # pools and locks are per worker: each worker unpickles an empty plugin
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()
+
+    def setup(self, worker: Any) -> None:
+        return None
+
+    def teardown(self, worker: Any) -> None:
+        with self._lock:
+            self.closed = True
+            pools, self.pools = list(self.pools.values()), {}
+        for pool in pools:
+            pool.__exit__(None, None, None)
+
+    def pool(self, setup: dict[str, Any], control: dict[str, Any]) -> ForkPool:
+        """This thread's pool for this project, started and control-checked on first use."""
+        digest = hashlib.sha256(json.dumps([setup, control], sort_keys=True).encode()).hexdigest()
+        key = (digest, threading.get_ident())
+        pool = self.pools.get(key)
+        if pool is None:
+            pool = _started_pool(WorkerSetup.from_dict(setup), control, _log_dir(digest))
+            with self._lock:
+                self.pools[key] = pool
+        return pool
+
+
+def _log_dir(digest: str) -> Path:
+    # Per process and thread: the workers of two pools must not share a log file.
+    return Path(tempfile.gettempdir()) / "bugsmith-dask" / digest[:12] / f"{os.getpid()}-{threading.get_ident()}"
+
+
+def _started_pool(setup: WorkerSetup, control: dict[str, Any], log_dir: Path) -> ForkPool:
+    pool = ForkPool(setup, 1, log_dir)
+    try:
         pool.__enter__()
-        pools[key] = pool
-    return pools[key]
+        pool.control(tuple(control["tests"]), control["timeout"])
+    except BaseException:
+        pool.__exit__(None, None, None)
+        raise
+    return pool
 
 
-def run_batch(setup: dict[str, Any], jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_batch(plugin: str, setup: dict[str, Any], control: dict[str, Any],
+              jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs on a Dask worker: the verdicts of a batch of jobs, as dicts."""
-    pool = _pool_on_this_worker(setup)
+    owner: PoolPlugin | None = _distributed().get_worker().plugins.get(plugin)
     verdicts: list[dict[str, Any]] = []
-    pool.run([Job.from_dict(job) for job in jobs], lambda job, verdict: verdicts.append(asdict(verdict)))
+    collect = lambda job, verdict: verdicts.append(asdict(verdict))  # noqa: E731
+    if owner is None:  # the plugin has not reached this worker yet: a pool for this batch only
+        pool = _started_pool(WorkerSetup.from_dict(setup), control, _log_dir("no-plugin"))
+    else:
+        pool = owner.pool(setup, control)
+    try:
+        pool.run([Job.from_dict(job) for job in jobs], collect)
+    finally:
+        if owner is None or owner.closed:  # torn down mid-batch: stop what the pool restarted
+            pool.__exit__(None, None, None)
     return verdicts
 
 
 class DaskExecutor:
+    """`control` then `run`, like harness.pool.ForkPool, on a Dask cluster."""
+
     def __init__(self, setup: WorkerSetup, *, address: Any = None, client: Any = None) -> None:
         self.setup = setup
         self._address = address
         self._client = client
         self._owns_client = client is None
+        self._plugin = f"bugsmith-pools-{uuid.uuid4().hex}"  # one per run: fresh code each run
+        self._control: dict[str, Any] = {"tests": [], "timeout": 0.0}
 
     def __enter__(self) -> DaskExecutor:
+        distributed = _distributed()
         if self._client is None:
-            distributed = _distributed()
             try:
                 self._client = distributed.Client(self._address, timeout="30s")
             except OSError as error:
                 raise ConfigError(f"cannot reach the Dask scheduler {self._address}: {error}") from None
+        try:
+            self._client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except TimeoutError:
+            self.__exit__()
+            raise ConfigError(
+                f"no Dask worker joined the scheduler within {WORKER_WAIT:.0f} s; "
+                "start one with `dask worker tcp://HOST:8786`") from None
+        self._client.register_plugin(PoolPlugin(), name=self._plugin)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._owns_client and self._client is not None:
+        if self._client is None:
+            return
+        try:
+            self._client.unregister_worker_plugin(self._plugin)
+        except Exception:  # noqa: BLE001 - never registered, or the cluster is already gone
+            pass
+        if self._owns_client:
             self._client.close()
 
-    def _workers(self) -> int:
-        return max(1, len(self._client.scheduler_info().get("workers", {})))
-
     def control(self, tests: Sequence[str], timeout: float) -> None:
-        job = Job(mutant_id="control", module="", path="", function=None, source="",
-                  tests=tuple(tests), timeout=timeout)
-        for worker in self._client.scheduler_info()["workers"]:
-            future = self._client.submit(run_batch, asdict(self.setup), [asdict(job)],
-                                         workers=[worker], pure=False)
-            verdict = Verdict.from_dict(future.result()[0])
-            bad = [r for r in verdict.results if r.get("outcome") != "passed"]
-            if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
-                raise HarnessError(f"the control run of unmutated code failed on Dask worker {worker}")
+        """Remember the control run for every pool, and prove it passes on one worker now."""
+        self._control = {"tests": list(tests), "timeout": timeout}
+        future = self._client.submit(run_batch, self._plugin, asdict(self.setup), self._control, [],
+                                     pure=False)
+        _result(future)
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
         distributed = _distributed()
-        size = max(1, min(BATCH_LIMIT, len(jobs) // (self._workers() * 4) or 1))
-        batches = [list(jobs[i : i + size]) for i in range(0, len(jobs), size)]
         setup = asdict(self.setup)
         futures = {
-            self._client.submit(run_batch, setup, [asdict(job) for job in batch], pure=False): batch
-            for batch in batches
+            self._client.submit(run_batch, self._plugin, setup, self._control,
+                                [asdict(job) for job in batch], pure=False): batch
+            for batch in self._batches(jobs)
         }
-        done: set[str] = set()
-        for future in distributed.as_completed(futures):
-            by_id = {job.mutant_id: job for job in futures[future]}
-            for data in future.result():
-                verdict = Verdict.from_dict(data)
-                if verdict.mutant_id in done:
-                    continue
-                done.add(verdict.mutant_id)
-                on_verdict(by_id[verdict.mutant_id], verdict)
+        try:
+            for future in distributed.as_completed(futures):
+                _deliver(futures[future], _result(future), on_verdict)
+        finally:
+            self._client.cancel(list(futures))  # after a failure, stop what is still queued
+
+    def _batches(self, jobs: Sequence[Job]) -> Iterator[list[Job]]:
+        # About four batches per thread: small enough to balance, big enough to amortise.
+        threads = max(1, sum(self._client.nthreads().values()))
+        size = max(1, min(BATCH_LIMIT, len(jobs) // (threads * 4)))
+        for start in range(0, len(jobs), size):
+            yield list(jobs[start : start + size])
+
+
+def _result(future: Any) -> list[dict[str, Any]]:
+    try:
+        return future.result()
+    except BugsmithError:
+        raise
+    except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: a batch killed worker after worker
+        raise HarnessError(f"a batch failed on the Dask cluster: {type(error).__name__}: {error}") from error
+
+
+def _deliver(batch: list[Job], verdicts: list[dict[str, Any]], on_verdict: OnVerdict) -> None:
+    """One verdict per job of the batch: none twice, and a missing one is an error, not a pass."""
+    by_id = {job.mutant_id: job for job in batch}
+    for data in verdicts:
+        job = by_id.pop(data["mutant_id"], None)
+        if job is not None:
+            on_verdict(job, Verdict.from_dict(data))
+    for job in by_id.values():
+        on_verdict(job, Verdict(mutant_id=job.mutant_id, error="the Dask batch returned no verdict"))

@@ -41,11 +41,12 @@ def test_files(tests: tuple[str, ...]) -> list[str]:
 
 
 def run(setup: WorkerSetup, job: Job) -> Verdict:
-    if job.source:
-        install_finder(job.module, job.path, job.source)
+    for patch in job.patches:
+        install_finder(patch.module, patch.path, patch.source)
     recorder = Recorder(frozenset(setup.sources))
     selection = Selection(job.tests)
-    arguments = [*setup.pytest_args, "-q", "-x", "-p", "no:cacheprovider", *test_files(job.tests)]
+    stop = ["-x"] if job.stop_on_failure else []
+    arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
     pytest.main(arguments, plugins=[recorder, selection])
     if selection.collect_errors:
         return Verdict(

@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
@@ -72,7 +73,7 @@ class _Worker:
     def submit(self, job: Job) -> None:
         self.job = job
         self.sent_at = time.monotonic()
-        send(self.stdin, {"job": {name: getattr(job, name) for name in job.__dataclass_fields__}})
+        send(self.stdin, {"job": asdict(job)})
 
     def overdue(self) -> bool:
         """A backstop: the worker enforces limits itself, so this only fires if it is stuck."""
@@ -219,8 +220,7 @@ class SubprocessPool:
                 on_verdict(job, verdict)
 
     def _one(self, job: Job) -> Verdict:
-        fields = lambda record: {n: getattr(record, n) for n in record.__dataclass_fields__}  # noqa: E731
-        request = json.dumps({"setup": fields(self.setup), "job": fields(job)}).encode() + b"\n"
+        request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"
         started = time.monotonic()
         process = subprocess.Popen(
             [sys.executable, "-m", "harness.isolated"], stdin=subprocess.PIPE,

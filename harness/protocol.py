@@ -12,18 +12,37 @@ from typing import Any, BinaryIO
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Patch:
+    """One mutated file to activate: its module, path, enclosing function and whole text."""
+
+    module: str
+    path: str  # absolute
+    function: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
     mutant_id: str
     module: str
     path: str  # absolute path of the mutated file
     function: str | None
-    source: str  # the whole mutated file
+    source: str  # the whole mutated file; "" runs the unmutated code (a control)
     tests: tuple[str, ...]  # node ids, fastest first
     timeout: float
+    stop_on_failure: bool = True  # False: run every test, e.g. to validate an exercise
+    extra: tuple[Patch, ...] = ()  # more mutated functions activated together (K bugs)
+    task: dict[str, Any] | None = None  # survivor triage: replay/search instead of tests
+
+    @property
+    def patches(self) -> tuple[Patch, ...]:
+        first = Patch(module=self.module, path=self.path, function=self.function, source=self.source)
+        return ((first,) if self.source else ()) + self.extra
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Job:
-        return cls(**{**data, "tests": tuple(data["tests"])})
+        extra = tuple(p if isinstance(p, Patch) else Patch(**p) for p in data.get("extra", ()))
+        return cls(**{**data, "tests": tuple(data["tests"]), "extra": extra})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,6 +57,7 @@ class Verdict:
     died: str | None = None  # how the process ended without reporting, if it did
     elapsed: float = 0.0
     fresh_import: bool = False
+    findings: dict[str, Any] | None = None  # what a triage task found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verdict:

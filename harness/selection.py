@@ -24,13 +24,13 @@ def span_lines(mutant: Mutant) -> range:
 def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestInfo]) -> tuple[str, ...]:
     """The tests that execute the mutant's site, fastest first.
 
-    A site that runs at import time is executed by the import, not by a test, so every test
-    of the suite is a candidate there.
+    A site that runs at import time (module level, defaults) is executed by the import, not by
+    a test; the tests that run any line of its file surely imported it, so they are the ones.
     """
+    lines = baseline.lines.get(mutant.file, {})
     if mutant.function is None:
-        ids = set(by_id)
+        ids = {test for tests in lines.values() for test in tests} or set(by_id)
     else:
-        lines = baseline.lines.get(mutant.file, {})
         ids = {test for line in span_lines(mutant) for test in lines.get(line, ())}
     return tuple(sorted((i for i in ids if i in by_id), key=lambda i: (by_id[i].duration, i)))
 

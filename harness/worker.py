@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -84,9 +85,14 @@ class ForkServer:
         os.setpgid(0, 0)
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
+        if job.task is not None:  # survivor triage activates (and toggles) the mutant itself
+            from harness.triage.probe import perform
+
+            send(out, Verdict(mutant_id=job.mutant_id, findings=perform(job.task, self.index, job.patches)))
+            return
         try:
-            if job.source:
-                swap(self.index, job.path, job.function, job.source)
+            for patch in job.patches:
+                swap(self.index, patch.path, patch.function, patch.source)
         except NeedsFreshImport:
             send(out, {"extend": FRESH_IMPORT_ALLOWANCE})
             send(out, run_fresh(self.setup, job))
@@ -105,14 +111,14 @@ class ForkServer:
                 break
             results.append(result.to_dict())
             send(out, {"result": result.to_dict()})  # survives a later os._exit
-            if result.outcome == "failed":
+            if result.outcome == "failed" and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
 
 def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
     """Run `job` in a new interpreter that imports the mutant through an import hook."""
-    request = json.dumps({"setup": _as_dict(setup), "job": _as_dict(job)}).encode() + b"\n"
+    request = json.dumps({"setup": asdict(setup), "job": asdict(job)}).encode() + b"\n"
     completed = subprocess.run(
         [sys.executable, "-m", "harness.isolated"],
         input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -127,10 +133,6 @@ def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
         died=f"the fresh interpreter ended with status {completed.returncode} before reporting",
         fresh_import=True,
     )
-
-
-def _as_dict(record: Any) -> dict[str, Any]:
-    return {name: getattr(record, name) for name in record.__dataclass_fields__}
 
 
 def _read_messages(fd: int, deadline: float) -> tuple[list[dict[str, Any]], bool]:

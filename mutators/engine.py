@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import marshal
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
 
 from harness.errors import SourceError
 from mutators.context import Context
-from mutators.mutant import Mutant, unified_diff
+from mutators.compiled import CompileUnits
+from mutators.mutant import Mutant, span_diff
 from mutators.sites import Proposal, collect, pragma_lines
 from mutators.splice import Splice, line_starts, splice
 
@@ -64,23 +63,6 @@ def parse(source: str, file: str) -> cst.Module:
         ) from None
 
 
-def code_digest(source: str, filename: str) -> bytes | None:
-    """A digest of the compiled module that ignores line numbers; None if it does not compile."""
-    try:
-        code = compile(source, filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return None
-    return hashlib.blake2b(marshal.dumps(_without_positions(code)), digest_size=16).digest()
-
-
-def _without_positions(code: CodeType) -> CodeType:
-    consts = tuple(
-        _without_positions(const) if isinstance(const, CodeType) else const
-        for const in code.co_consts
-    )
-    return code.replace(co_consts=consts, co_linetable=b"", co_firstlineno=1)
-
-
 def mutant_id(file: str, operator: str, scope: str, original: str, mutated: str, ordinal: int) -> str:
     """Eight characters from stable facts of the site, never from a position in a list."""
     key = "\0".join((file, operator, scope, original, mutated, str(ordinal)))
@@ -116,10 +98,8 @@ def mutants_of_source(
     pragmas = pragma_lines(source)
     positions = wrapper.resolve(WhitespaceInclusivePositionProvider)
     starts = line_starts(source)
-    original_digest = code_digest(source, file)
-    if original_digest is None:
-        raise SourceError(f"{file}: does not compile")
-    seen: set[bytes] = set()
+    units = _compile_units(source, file, tree, positions, starts)
+    seen: set[tuple[int, bytes]] = set()
     ordinals: Counter[tuple[str, ...]] = Counter()
     kept: list[Mutant] = []
     equivalent = duplicates = invalid = 0
@@ -128,15 +108,18 @@ def mutants_of_source(
         result = splice(ctx, source, starts, target, positions[target], proposal.rewrite.replacement)
         if result and _has_pragma(result, pragmas):
             continue
-        digest = code_digest(result.text, file) if result else None
-        if result is None or digest is None:
+        if result is None:
             invalid += 1
-        elif digest == original_digest:
+            continue
+        unit, digest, same = units.check(result.text, *result.span.offsets(source))
+        if digest is None:
+            invalid += 1
+        elif same:
             equivalent += 1
-        elif digest in seen:
+        elif (unit, digest) in seen:
             duplicates += 1
         else:
-            seen.add(digest)
+            seen.add((unit, digest))
             kept.append(_mutant(ctx, proposal, result, source, file, module, ordinals))
     return FileMutants(
         file=file,
@@ -145,6 +128,18 @@ def mutants_of_source(
         dropped_duplicates=duplicates,
         dropped_invalid=invalid,
     )
+
+
+def _compile_units(source, file, tree, positions, starts) -> CompileUnits:
+    ranges = []
+    for statement in tree.body:
+        where = positions[statement]
+        ranges.append((starts[where.start.line - 1] + where.start.column,
+                       starts[where.end.line - 1] + where.end.column))
+    try:
+        return CompileUnits(source, file, ranges)
+    except (SyntaxError, ValueError) as error:
+        raise SourceError(f"{file}: does not compile: {error}") from None
 
 
 def _has_pragma(result: Splice, pragmas: frozenset[int]) -> bool:
@@ -173,7 +168,7 @@ def _mutant(ctx, proposal: Proposal, result: Splice, source, file, module, ordin
         explanation=explanation.format(
             original=_short(result.original), mutated=_short(result.mutated)
         ),
-        diff=unified_diff(file, source, result.text),
+        diff=span_diff(file, source, result.span, result.mutated),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import enum
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -96,4 +97,45 @@ def unified_diff(file: str, before: str, after: str) -> str:
             tofile=f"b/{file}",
             n=2,
         )
+    )
+
+
+def span_diff(file: str, source: str, span: Span, mutated: str, context: int = 2) -> str:
+    """The unified diff of replacing `span` by `mutated`, built around the span alone.
+
+    Equivalent to `unified_diff` of the whole files (one hunk), without diffing whole files:
+    difflib over a large file costs more than the rest of making a mutant.
+    """
+    lines = source.splitlines(keepends=True)
+    starts = _line_starts(source)
+    lo, hi = span.offsets(source)
+    first = span.line - 1
+    last = span.end_line - 1 - (span.end_column == 0 and span.end_line > span.line)
+    last = min(max(last, first), len(lines) - 1)
+    end_of_last = starts[last] + len(lines[last])
+    old = lines[first : last + 1]
+    new = (source[starts[first] : lo] + mutated + source[hi:end_of_last]).splitlines(keepends=True)
+    before = lines[max(0, first - context) : first]
+    after = lines[last + 1 : last + 1 + context]
+    offset = first - len(before)
+    hunks = difflib.unified_diff(
+        before + old + after, before + new + after, f"a/{file}", f"b/{file}", n=context
+    )
+    return "".join(_shift_hunk(line, offset) for line in hunks)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def _shift_hunk(line: str, offset: int) -> str:
+    """Renumber a hunk header of a diff taken over a window that starts at line offset+1."""
+    if not line.endswith("\n"):
+        line += "\n"
+    match = _HUNK.match(line)
+    if match is None:
+        return line
+    old_start, old_count, new_start, new_count = match.groups()
+    return (
+        f"@@ -{int(old_start) + offset}{old_count or ''} +{int(new_start) + offset}{new_count or ''} @@"
+        + line[match.end():]
     )

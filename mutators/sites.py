@@ -93,7 +93,7 @@ class _Collector(cst.CSTVisitor):
             types = mutator.node_types()
             if types is None:
                 self._untyped.append(mutator)
-            for node_type in types or ():
+            for node_type in dict.fromkeys(types or ()):  # `A() | A(...)` names A twice
                 self._by_type[node_type].append(mutator)
         self.proposals: list[Proposal] = []
 

@@ -31,10 +31,14 @@ class Splice:
 
 
 def _indents(ctx: Context, node: cst.CSTNode) -> list[str]:
+    """The indentation tokens that the blocks around `node` emit before each of its lines.
+
+    A `match` statement indents its cases itself (not through an IndentedBlock), so it counts.
+    """
     indents = [
         ancestor.indent if ancestor.indent is not None else ctx.module.default_indent
         for ancestor in ctx.ancestors(node)
-        if isinstance(ancestor, cst.IndentedBlock)
+        if isinstance(ancestor, (cst.IndentedBlock, cst.Match))
     ]
     return indents[::-1]
 
@@ -97,6 +101,12 @@ def _narrow(source: str, text: str, start: int, end: int, line_starts: list[int]
             lo -= 1
         while hi < len(source) and _WORD.match(source[hi]):
             hi += 1
+        new_hi = len(text) - (len(source) - hi)
+        if not _readable(source[lo:hi], text[lo:new_hi]) and "\n" not in source[start:end].strip():
+            # An insertion or a cut through brackets reads badly: show the whole node.
+            node = source[start:end]
+            lo = start + len(node) - len(node.lstrip())
+            hi = end - (len(node) - len(node.rstrip()))
     else:
         lo = source.rfind("\n", 0, lo) + 1
         newline = source.find("\n", max(hi - 1, lo))
@@ -108,6 +118,22 @@ def _narrow(source: str, text: str, start: int, end: int, line_starts: list[int]
         original=source[lo:hi],
         mutated=text[lo:new_hi],
     )
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _readable(original: str, mutated: str) -> bool:
+    return bool(original.strip()) and bool(mutated.strip()) and _balanced(original) and _balanced(mutated)
 
 
 def _span(lo: int, hi: int, line_starts: list[int]) -> Span:

@@ -17,6 +17,7 @@ import libcst.matchers as m
 from mutators.context import Context
 
 _WORD_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
+_QUEUE_WORDS = frozenset({"queue", "queued", "waiting", "pending", "fifo", "backlog", "waitlist", "inbox", "q"})
 
 
 def dotted(node: cst.CSTNode | None) -> str | None:
@@ -252,9 +253,6 @@ class ModuleFacts:
         if self._facts is None or self._facts[0] is not ctx.module:
             self._facts = (ctx.module, queue_facts(ctx.module))
         return self._facts[1]
-
-
-_QUEUE_WORDS = frozenset({"queue", "queued", "waiting", "pending", "fifo", "backlog", "waitlist", "inbox", "q"})
 
 
 def queueish(expr: cst.BaseExpression, facts: QueueFacts | None = None) -> bool:

@@ -248,7 +248,7 @@ class EarlyTransition(Mutator):
 
 
 class ElifFallsThrough(Mutator):
-    """`if a: ... elif b:` split into two `if`s where the first branch changes what `b` tests.
+    """`if a: ... elif b:` split into two `if`s where the first branch moves into the state `b` tests.
 
     Realistic: a state machine written as separate `if`s lets one item take two transitions in
     one step (prefill, then decode at once); the `elif` is the whole difference.
@@ -265,20 +265,15 @@ class ElifFallsThrough(Mutator):
             after=("def tick(r):\n    if r.state == 'prefill':\n        r.state = 'decode'\n"
                    "    if r.state == 'decode':\n        r.emit()\n",),
         ),
-        Example(  # the first branch does not change what the second one tests
-            before="def f(x):\n    if x > 0:\n        y = 1\n    elif x < 0:\n        y = 2\n",
+        Example(  # a clamp: after the first branch the second test cannot hold
+            before="def f(r):\n    if r > 1.0:\n        r = 1.0\n    elif r < -1.0:\n        r = -1.0\n    return r\n",
             after=(),
         ),
     )
 
     def mutate(self, node: cst.If, ctx: Context) -> Iterator[Rewrite]:
         found = block_of(node, ctx)
-        if found is None:
-            return
-        assigned = {
-            dotted(t) for t in _assigned_targets(node.body)
-        } - {None}
-        if not assigned & chains(node.orelse.test):
+        if found is None or not _enters(node.body, node.orelse.test):
             return
         block, index = found
         body = list(block.body)
@@ -286,11 +281,27 @@ class ElifFallsThrough(Mutator):
         yield Rewrite(replacement=block.with_changes(body=body), target=block)
 
 
-def _assigned_targets(body: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    for assign in m.findall(body, m.AssignTarget()):
-        yield assign.target
-    for aug in m.findall(body, m.AugAssign()):
-        yield aug.target
+def _enters(branch: cst.CSTNode, test: cst.BaseExpression) -> bool:
+    """Does `branch` set `x = v` where `test` asks `x == v`, `x is v` or `x in (..., v)`?
+
+    Only then does the split let one item take two transitions; after `if r > 1: r = 1` the
+    test `elif r < -1` can never hold, and the split would be an equivalent mutant.
+    """
+    assigned = [
+        (dotted(a.targets[0].target), a.value)
+        for a in m.findall(branch, m.Assign(targets=[m.AssignTarget()]))
+        if dotted(a.targets[0].target)
+    ]
+    asks = m.ComparisonTarget(operator=m.Equal() | m.Is() | m.In())
+    for comparison in m.findall(test, m.Comparison(comparisons=[asks])):
+        left, right = comparison.left, comparison.comparisons[0].comparator
+        options = [e.value for e in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
+        for name, value in assigned:
+            if dotted(left) == name and any(value.deep_equals(option) for option in options):
+                return True
+            if dotted(right) == name and value.deep_equals(left):
+                return True
+    return False
 
 
 PHASE_MUTATORS = (EarlyTransition, ElifFallsThrough, SwapPhases)

@@ -1,9 +1,9 @@
 """Hypothesis strategies that generate valid inputs for `reference.extra_trees`.
 
 Datasets are tiny (up to 16 rows and 4 columns) so that a fit takes milliseconds, and built to
-reach the branches that matter: values come from a small pool half of the time, so ties,
-duplicate rows and constant columns are common; labels may be ints or strings, with one class
-as often as several; `y` arrives as a list, an `(n,)` array or an `(n, 1)` column.
+reach the branches that matter: columns and targets are drawn from a small pool (ties,
+duplicate rows), from wide floats, or constant; labels are ints or strings, one to three
+classes; `y` arrives as a list, an `(n,)` array or an `(n, 1)` column.
 
 `call_strategies` keys methods as `"ExtraTreesClassifier.fit"` and the like; their `args`
 start with a ready estimator (fitted, for `predict`), so `ExtraTreesClassifier.fit(*args,
@@ -24,9 +24,22 @@ Call = tuple[tuple[Any, ...], dict[str, Any]]
 Dataset = tuple[np.ndarray, Any]
 Forest = ExtraTreesClassifier | ExtraTreesRegressor
 
-_POOL = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
-_FLOATS = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)
-_LABELS = (st.sampled_from([0, 1, 2]), st.sampled_from(["ant", "bee", "cat"]))
+_POOL = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
+_LABEL_SETS = (np.array([0, 1, 2]), np.array(["ant", "bee", "cat"]))
+# Built once: hypothesis analyses each new strategy object, which costs more than the draw.
+_SEEDS = st.integers(0, 2**32 - 1)
+_ROWS = st.integers(1, 16)
+_COLUMNS = st.integers(1, 4)
+_COLUMN_KINDS = st.sampled_from(["pool", "wide", "constant"])
+_TARGET_KINDS = st.sampled_from(["pool", "wide", "pool", "wide", "constant"])  # rarely constant
+_LABELS = st.sampled_from(_LABEL_SETS)
+_N_CLASSES = st.integers(1, 3)
+_LAYOUTS = st.sampled_from(["list", "flat", "column"])
+_N_ESTIMATORS = st.integers(1, 4)
+_MAX_FEATURES = st.sampled_from(["sqrt", "log2", None, "int"]) | st.floats(0.01, 1.0)
+_MIN_SAMPLES_SPLIT = st.integers(2, 6)
+_MIN_SAMPLES_LEAF = st.integers(1, 4)
+_MAX_DEPTH = st.none() | st.integers(1, 4)
 
 
 @st.composite
@@ -35,53 +48,68 @@ def feature_matrices(
 ) -> np.ndarray:
     """A finite float matrix, by default of 1 to 16 rows and 1 to 4 columns.
 
-    Each column holds values from a small pool (ties, often constant) or from wide floats.
+    Each column holds values from a small pool (ties), wide floats, or one constant. Values come
+    from a drawn numpy seed: drawing each value through hypothesis costs ten times more.
     """
-    rows = draw(st.integers(1, 16)) if rows is None else rows
-    columns = draw(st.integers(1, 4)) if columns is None else columns
+    rows = draw(_ROWS) if rows is None else rows
+    columns = draw(_COLUMNS) if columns is None else columns
+    kinds = [draw(_COLUMN_KINDS) for _ in range(columns)]
+    rng = np.random.default_rng(draw(_SEEDS))
     matrix = np.empty((rows, columns))
-    for column in range(columns):
-        values = draw(st.sampled_from([_POOL, _FLOATS]))
-        matrix[:, column] = draw(st.lists(values, min_size=rows, max_size=rows))
+    for column, kind in enumerate(kinds):
+        matrix[:, column] = _values(kind, rows, rng)
     return matrix
+
+
+def _values(kind: str, size: int, rng: np.random.Generator) -> np.ndarray:
+    if kind == "pool":
+        return rng.choice(_POOL, size=size)
+    if kind == "wide":
+        return rng.uniform(-1e3, 1e3, size=size)
+    return np.full(size, rng.choice(_POOL))
 
 
 @st.composite
 def classification_data(draw: st.DrawFn) -> Dataset:
-    """`(X, y)` with labels that are all ints or all strings, in any accepted layout."""
+    """`(X, y)` with 1 to 3 classes of int or string labels, in any accepted layout."""
     X = draw(feature_matrices())
-    labels = draw(st.sampled_from(_LABELS))
-    y = draw(st.lists(labels, min_size=len(X), max_size=len(X)))
-    return X, draw(_laid_out(np.array(y)))
+    labels = draw(_LABELS)[: draw(_N_CLASSES)]
+    rng = np.random.default_rng(draw(_SEEDS))
+    return X, _laid_out(rng.choice(labels, size=len(X)), draw(_LAYOUTS))
 
 
 @st.composite
 def regression_data(draw: st.DrawFn) -> Dataset:
-    """`(X, y)` with finite float targets, repeated values included, in any accepted layout."""
+    """`(X, y)` with finite float targets, ties or all distinct, in any accepted layout."""
     X = draw(feature_matrices())
-    y = draw(st.lists(_POOL | _FLOATS, min_size=len(X), max_size=len(X)))
-    return X, draw(_laid_out(np.array(y)))
+    rng = np.random.default_rng(draw(_SEEDS))
+    y = _values(draw(_TARGET_KINDS), len(X), rng)
+    return X, _laid_out(y, draw(_LAYOUTS))
 
 
-def hyperparameters(n_features: int) -> SearchStrategy[dict[str, Any]]:
+@st.composite
+def hyperparameters(draw: st.DrawFn, n_features: int) -> dict[str, Any]:
     """Constructor keyword arguments that are valid for data with `n_features` columns."""
-    return st.fixed_dictionaries(
-        {
-            "n_estimators": st.integers(1, 4),
-            "max_features": st.sampled_from(["sqrt", "log2", None])
-            | st.integers(1, n_features)
-            | st.floats(min_value=0.01, max_value=1.0),
-            "min_samples_split": st.integers(2, 6),
-            "min_samples_leaf": st.integers(1, 4),
-            "max_depth": st.none() | st.integers(1, 4),
-            "random_state": st.integers(0, 2**16),
-        }
-    )
+    max_features = draw(_MAX_FEATURES)
+    if max_features == "int":
+        max_features = draw(st.integers(1, n_features))
+    return {
+        "n_estimators": draw(_N_ESTIMATORS),
+        "max_features": max_features,
+        "min_samples_split": draw(_MIN_SAMPLES_SPLIT),
+        "min_samples_leaf": draw(_MIN_SAMPLES_LEAF),
+        "max_depth": draw(_MAX_DEPTH),
+        "random_state": draw(_SEEDS),
+    }
 
 
-def _laid_out(y: np.ndarray) -> SearchStrategy[Any]:
+def _laid_out(y: np.ndarray, layout: str) -> Any:
     """`y` as a list, a 1-D array or an `(n, 1)` column, the three accepted layouts."""
-    return st.sampled_from([y.tolist(), y, y.reshape(-1, 1)])
+    if layout == "list":
+        return y.tolist()
+    if layout == "column":
+        return y.reshape(-1, 1)
+    return y
 
 
 @st.composite

@@ -65,10 +65,11 @@ def grow_tree(X: np.ndarray, Y: np.ndarray, rules: GrowthRules, rng: np.random.G
     while queue:
         rows, depth = queue.popleft()
         node_Y = Y[rows]
-        value.append(node_Y.mean(axis=0))
+        totals = node_Y.sum(axis=0)
+        value.append(totals / len(rows))
         split = None
         if _may_split(node_Y, depth, rules):
-            split = _draw_split(X, rows, node_Y, rules, rng)
+            split = _draw_split(X, rows, node_Y, totals, rules, rng)
         if split is None:
             feature.append(-1)
             threshold.append(np.nan)
@@ -101,9 +102,16 @@ def _may_split(Y: np.ndarray, depth: int, rules: GrowthRules) -> bool:
 
 
 def _draw_split(
-    X: np.ndarray, rows: np.ndarray, Y: np.ndarray, rules: GrowthRules, rng: np.random.Generator
+    X: np.ndarray,
+    rows: np.ndarray,
+    Y: np.ndarray,
+    totals: np.ndarray,
+    rules: GrowthRules,
+    rng: np.random.Generator,
 ) -> tuple[int, float] | None:
     """The best of `n_candidates` random (feature, threshold) splits, or None if none is valid.
+
+    `Y` holds the node's rows and `totals` their column sums.
 
     A constant feature draws its threshold at its only value, so every row goes left and the
     candidate fails the `min_samples_leaf` test with an empty right child.
@@ -119,7 +127,7 @@ def _draw_split(
     if not valid.any():
         return None
     left_sums = go_left[:, valid].T @ Y
-    right_sums = Y.sum(axis=0) - left_sums
+    right_sums = totals - left_sums
     # Maximising sum(S**2) / n over both children minimises their size-weighted impurity: Gini
     # when Y is one-hot (S holds class counts), variance when Y is the target (S its sum).
     score = (left_sums**2).sum(axis=1) / n_left[valid] + (right_sums**2).sum(axis=1) / n_right[valid]

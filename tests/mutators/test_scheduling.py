@@ -229,3 +229,14 @@ def test_unusual_syntax_does_not_crash_and_every_mutant_compiles():
     for mutant in mutants:
         compile(mutant.apply(UNUSUAL), "unusual.py", "exec")
         assert "{" not in mutant.explanation or "}" in mutant.explanation
+
+
+def test_elif_split_needs_the_branch_to_enter_the_tested_state():
+    """`state = "decode"` then `elif state in ("decode", "done")` is split; a clamp is not."""
+    source = (
+        "def tick(job):\n    if job.state == 'prefill':\n        job.state = 'decode'\n"
+        "    elif job.state in ('decode', 'done'):\n        job.emit()\n"
+    )
+    assert len(mutated_sources(OPERATORS["scheduling/elif-falls-through"](), source)) == 1
+    other = source.replace("job.state = 'decode'", "job.state = 'queued'")
+    assert mutated_sources(OPERATORS["scheduling/elif-falls-through"](), other) == []

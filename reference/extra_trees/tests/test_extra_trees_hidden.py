@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn import datasets, ensemble, model_selection
+from sklearn.metrics import r2_score
 
 from reference.extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, NotFittedError, Tree
 from reference.extra_trees.strategies import (
@@ -28,34 +30,27 @@ Forest = ExtraTreesClassifier | ExtraTreesRegressor
 
 
 def node_rows(tree: Tree, X: np.ndarray) -> list[np.ndarray]:
-    """The rows of X reaching each node, by node id; every node is reached exactly once."""
-    reached: dict[int, np.ndarray] = {0: np.arange(len(X))}
+    """The rows of X reaching each node, by node id."""
+    return [rows for rows, _ in walk(tree, X)]
+
+
+def walk(tree: Tree, X: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """(rows of X reaching the node, depth) for each node id; every node is reached once."""
+    reached: dict[int, tuple[np.ndarray, int]] = {0: (np.arange(len(X)), 0)}
     stack = [0]
     while stack:
         node = stack.pop()
         left, right = tree.children_left[node], tree.children_right[node]
         if left == -1:
             continue
-        rows = reached[node]
+        rows, depth = reached[node]
         goes_left = X[rows, tree.feature[node]] <= tree.threshold[node]
         for child, child_rows in ((left, rows[goes_left]), (right, rows[~goes_left])):
             assert child not in reached, f"node {child} has two parents"
-            reached[child] = child_rows
+            reached[child] = (child_rows, depth + 1)
             stack.append(child)
     assert sorted(reached) == list(range(len(tree.feature))), "some node is unreachable"
     return [reached[node] for node in range(len(tree.feature))]
-
-
-def node_depths(tree: Tree) -> np.ndarray:
-    depth = np.zeros(len(tree.feature), dtype=int)
-    stack = [0]
-    while stack:
-        node = stack.pop()
-        for child in (tree.children_left[node], tree.children_right[node]):
-            if child != -1:
-                depth[child] = depth[node] + 1
-                stack.append(child)
-    return depth
 
 
 def leaf_of(tree: Tree, row: np.ndarray) -> int:
@@ -75,24 +70,40 @@ def encoded(model: Forest, y: Any) -> np.ndarray:
     return y.reshape(-1, 1).astype(float)
 
 
+def drawn_features(max_features: Any, n_features: int) -> int:
+    """max_features resolved as the contract says."""
+    if max_features is None:
+        return n_features
+    if max_features == "sqrt":
+        return int(np.sqrt(n_features))
+    if max_features == "log2":
+        return max(1, int(np.log2(n_features)))
+    if isinstance(max_features, float):
+        return max(1, int(max_features * n_features))
+    return max_features
+
+
 def assert_grown_by_the_rules(model: Forest, X: np.ndarray, y: Any, params: dict[str, Any]) -> None:
     Y = encoded(model, y)
+    drawn = drawn_features(params["max_features"], X.shape[1])
     for tree in model.estimators_:
-        depths = node_depths(tree)
-        for node, rows in enumerate(node_rows(tree, X)):
-            np.testing.assert_allclose(tree.value[node], Y[rows].mean(axis=0), rtol=1e-9, atol=1e-9)
+        walked = walk(tree, X)
+        means = [Y[rows].mean(axis=0) for rows, _ in walked]
+        np.testing.assert_allclose(tree.value, means, rtol=1e-9, atol=1e-9, err_msg="node values")
+        for node, (rows, depth) in enumerate(walked):
             pure = bool((Y[rows] == Y[rows][0]).all())
             if tree.children_left[node] == -1:
                 assert tree.feature[node] == -1 and tree.children_right[node] == -1
                 assert np.isnan(tree.threshold[node]), "a leaf's threshold is NaN"
-                stopped = len(rows) < params["min_samples_split"] or depths[node] == params["max_depth"]
-                if not (stopped or pure) and params["max_features"] is None and params["min_samples_leaf"] == 1:
-                    # Every feature is a candidate, so only constant features explain a leaf.
-                    assert (X[rows] == X[rows][0]).all(), f"node {node} could have split"
+                stopped = len(rows) < params["min_samples_split"] or depth == params["max_depth"]
+                if not (stopped or pure) and params["min_samples_leaf"] == 1:
+                    # Any varying candidate splits validly, so all the drawn ones were constant.
+                    constant = int((X[rows] == X[rows][0]).all(axis=0).sum())
+                    assert constant >= drawn, f"node {node} is a leaf yet could have split"
                 continue
             feature, threshold = tree.feature[node], tree.threshold[node]
             assert len(rows) >= params["min_samples_split"] and not pure
-            assert params["max_depth"] is None or depths[node] < params["max_depth"]
+            assert params["max_depth"] is None or depth < params["max_depth"]
             assert 0 <= feature < X.shape[1]
             assert X[rows, feature].min() <= threshold < X[rows, feature].max()
             goes_left = int((X[rows, feature] <= threshold).sum())
@@ -251,7 +262,84 @@ def test_max_depth_is_reached_and_not_passed() -> None:
     """max_depth=3 on splittable data: the deepest leaf is at depth 3 in every tree."""
     X, y = np.arange(40.0).reshape(-1, 1), np.arange(40.0) ** 2
     forest = ExtraTreesRegressor(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
-    assert [int(node_depths(tree).max()) for tree in forest.estimators_] == [3] * 5
+    depths = [max(depth for _, depth in walk(tree, X)) for tree in forest.estimators_]
+    assert depths == [3] * 5, f"deepest leaf per tree: {depths}"
+
+
+ONES = np.ones((4, 2))
+TARGETS = np.arange(4.0)
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_estimators": 0}, {"n_estimators": 2.5}, {"min_samples_split": 1}, {"min_samples_split": "3"},
+        {"min_samples_leaf": 0}, {"min_samples_leaf": 1.0}, {"max_depth": 0}, {"max_depth": 2.0},
+        {"max_features": 0}, {"max_features": 3}, {"max_features": 0.0}, {"max_features": 1.5},
+        {"max_features": -0.5}, {"max_features": "auto"}, {"max_features": [1]},
+    ],
+)
+def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
+    """Out-of-range or mistyped hyperparameters raise ValueError (X has 2 features here)."""
+    with pytest.raises(ValueError):
+        kind(**params).fit(ONES, TARGETS)
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_estimators": 1}, {"min_samples_split": 2}, {"min_samples_leaf": 1}, {"max_depth": 1},
+        {"max_features": 1}, {"max_features": 2}, {"max_features": 1.0}, {"max_features": np.int64(2)},
+    ],
+)
+def test_fit_accepts_the_boundary_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
+    """The smallest allowed values (and the largest max_features) fit without complaint."""
+    assert len(kind(**params).fit(ONES, TARGETS).estimators_) == params.get("n_estimators", 100)
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.ones(4), np.ones((4, 2, 1)), np.ones((0, 2)), np.ones((4, 0)),
+        [[1.0, 2.0], [np.nan, 0.0], [1.0, 1.0], [0.0, 0.0]],
+        [[1.0, 2.0], [np.inf, 0.0], [1.0, 1.0], [0.0, 0.0]],
+        [[1.0, 2.0], [-np.inf, 0.0], [1.0, 1.0], [0.0, 0.0]],
+        [[1.0, 2.0], [None, 0.0], [1.0, 1.0], [0.0, 0.0]],
+    ],
+)
+def test_fit_and_predict_reject_bad_x(kind: type[Forest], X: Any) -> None:
+    """X must be a non-empty 2-D array of finite numbers, at fit and at predict time."""
+    with pytest.raises(ValueError):
+        kind(n_estimators=1).fit(X, TARGETS)
+    fitted_model = kind(n_estimators=1).fit(ONES, TARGETS)
+    with pytest.raises(ValueError):
+        fitted_model.predict(X)
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+@pytest.mark.parametrize("y", [np.arange(3.0), np.arange(5.0), np.ones((4, 2)), np.ones((1, 4)), 1.0])
+def test_fit_rejects_y_of_another_shape_or_length(kind: type[Forest], y: Any) -> None:
+    """y must be (n,) or (n, 1) for the n rows of X."""
+    with pytest.raises(ValueError):
+        kind(n_estimators=1).fit(ONES, y)
+
+
+@pytest.mark.parametrize("y", [[0.0, np.nan, 1.0, 2.0], [0.0, 1.0, np.inf, 2.0], [0.0, 1.0, 2.0, None]])
+def test_regressor_rejects_non_finite_targets(y: list[Any]) -> None:
+    """A regression target must be a finite number."""
+    with pytest.raises(ValueError):
+        ExtraTreesRegressor(n_estimators=1).fit(ONES, y)
+
+
+def test_unfitted_forest_refuses_every_prediction() -> None:
+    """predict_proba, like predict, needs fit first."""
+    with pytest.raises(NotFittedError):
+        ExtraTreesClassifier().predict_proba(ONES)
+    with pytest.raises(NotFittedError):
+        ExtraTreesRegressor().predict(ONES)
 
 
 ORACLE_CASES = [
@@ -267,9 +355,6 @@ def test_cross_validated_quality_matches_scikit_learn(
     loader: str, kind: type[Forest], params: dict[str, Any], tolerance: float
 ) -> None:
     """5-fold CV accuracy (R² for diabetes) is within tolerance of sklearn's extra trees."""
-    from sklearn import datasets, ensemble, model_selection
-    from sklearn.metrics import r2_score
-
     X, y = getattr(datasets, loader)(return_X_y=True)
     classify = kind is ExtraTreesClassifier
     folds = (model_selection.StratifiedKFold if classify else model_selection.KFold)(5, shuffle=True, random_state=0)
@@ -284,6 +369,5 @@ def test_cross_validated_quality_matches_scikit_learn(
                 scores.append(np.mean(predicted == y[test]) if classify else r2_score(y[test], predicted))
         return float(np.mean(scores))
 
-    # sklearn is cheap, so its expectation is averaged over more seeds than ours.
-    ours, reference = cv_score(kind, range(2)), cv_score(theirs, range(5))
+    ours, reference = cv_score(kind, range(2)), cv_score(theirs, range(2))
     assert abs(ours - reference) < tolerance, f"ours {ours:.4f}, scikit-learn {reference:.4f}"

@@ -13,6 +13,8 @@ from reference.rolling_features import add_rolling_features
 from reference.rolling_features.strategies import (
     BY,
     ENTITIES,
+    OFFSETS,
+    STEP,
     TIME,
     VALUE,
     feature_kwargs,
@@ -89,6 +91,41 @@ def test_matches_a_brute_force_oracle(call):
             out[name].to_numpy(dtype=float), column, rtol=1e-9, atol=1e-9, equal_nan=True,
             err_msg=f"{name} on {df.to_dict('list')} with {kwargs}",
         )
+
+
+def seeded_call(rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """A random valid call: 6-12 unsorted rows, two entities or none, NaNs, one window of each kind."""
+    by = BY if rng.random() < 0.7 else None
+    rows = int(rng.integers(6, 13))
+    # Distinct codes give distinct (entity, step) pairs; without entities the steps alone differ.
+    codes = rng.choice(2 * 24, size=rows, replace=False)
+    steps = codes // 2 if by is not None else rng.choice(24, size=rows, replace=False)
+    entities = np.array(["a", "b"])[codes % 2]
+    values = rng.integers(-40, 41, size=rows) / 4
+    values[rng.random(rows) < 0.15] = NAN
+    df = pd.DataFrame(
+        {BY: entities, TIME: START + steps * STEP, VALUE: values},
+        index=rng.permutation(rows) * 3 + 5,
+    )
+    window = int(rng.integers(1, 5))
+    windows = [window, str(rng.choice(OFFSETS))][:: 1 if rng.random() < 0.5 else -1]
+    min_periods = None if rng.random() < 0.4 else int(rng.integers(1, window + 1))
+    kwargs = {"value": VALUE, "time": TIME, "windows": windows, "stats": ["mean", "std", "min", "max"],
+              "by": by, "min_periods": min_periods}
+    return df, kwargs
+
+
+def test_matches_brute_force_on_seeded_random_frames():
+    """A fixed sweep of 30 random frames (entities, gaps, NaNs, min_periods) equals brute force."""
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        df, kwargs = seeded_call(rng)
+        out = add_rolling_features(df, **kwargs)
+        for name, column in brute_force(df, **kwargs).items():
+            np.testing.assert_allclose(
+                out[name].to_numpy(dtype=float), column, rtol=1e-9, atol=1e-9, equal_nan=True,
+                err_msg=f"{name} on {df.to_dict('list')} with {kwargs}",
+            )
 
 
 @settings(max_examples=30)

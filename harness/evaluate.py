@@ -1,0 +1,104 @@
+"""Run chosen mutants (alone or several together) against chosen tests, every test reported.
+
+The exercise builder needs to know *every* test a bug fails, not only the first (FAIL_TO_PASS,
+PASS_TO_PASS), and K bugs activated together; triage needs the suite's baseline. Both reuse
+the run's machinery: the cached baseline, the fork-server pool and the raw Verdicts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.baseline import Baseline
+from harness.config import RunOptions
+from harness.discovery import source_files
+from harness.outcome import TestInfo
+from harness.pool import ForkPool, SubprocessPool
+from harness.protocol import Job, Patch, Verdict, WorkerSetup
+from harness.runner import _baseline
+from harness.selection import time_limit
+from harness.store import Store
+from mutators.mutant import Mutant
+
+
+def combined_source(source: str, mutants: Sequence[Mutant]) -> str:
+    """`source` with every mutant applied; the mutants must not overlap."""
+    ordered = sorted(mutants, key=lambda m: m.span.offsets(source)[0], reverse=True)
+    text = source
+    previous_start = len(source) + 1
+    for mutant in ordered:
+        start, end = mutant.span.offsets(source)
+        if end > previous_start:
+            raise ValueError(f"mutants {mutant.id} and another overlap")
+        text = text[:start] + mutant.mutated + text[end:]
+        previous_start = start
+    return text
+
+
+class Evaluator:
+    """A pool of workers over one project, for many evaluations. Use as a context manager."""
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        root = options.root.resolve()
+        files = source_files(options)
+        self.sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+        self.setup = WorkerSetup(
+            root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
+            sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
+        )
+        store = Store.open(options.store_path)
+        try:
+            self.baseline: Baseline = _baseline(options, self.setup, self.sources, store)
+        finally:
+            store.close()
+        self.tests: dict[str, TestInfo] = {t.id: t for t in self.baseline.tests}
+        self._pool: ForkPool | SubprocessPool | None = None
+
+    def __enter__(self) -> Evaluator:
+        if self.options.isolation == "subprocess":
+            self._pool = SubprocessPool(self.setup, self.options.jobs)
+        else:
+            self._pool = ForkPool(self.setup, self.options.jobs, self.options.root / ".bugsmith" / "logs")
+        self._pool.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.__exit__(*exc)
+
+    def job(self, key: str, mutants: Sequence[Mutant], tests: Sequence[str] | None = None,
+            stop_on_failure: bool = False) -> Job:
+        """A job that activates all `mutants` together and runs `tests` (default: all)."""
+        chosen = tuple(tests) if tests is not None else tuple(
+            sorted(self.tests, key=lambda t: (self.tests[t].duration, t)))
+        by_file: dict[str, list[Mutant]] = defaultdict(list)
+        for mutant in mutants:
+            by_file[mutant.file].append(mutant)
+        patches = []
+        for file, group in by_file.items():
+            source = combined_source(self.sources[file], group)
+            path = str((self.options.root / file).resolve())
+            for mutant in group:
+                patches.append(Patch(module=mutant.module, path=path, function=mutant.function, source=source))
+        first, *rest = patches or [Patch(module="", path="", function=None, source="")]
+        timeout = time_limit(chosen, self.tests, self.options.timeout_factor, self.options.timeout_base)
+        return Job(mutant_id=key, module=first.module, path=first.path, function=first.function,
+                   source=first.source, tests=chosen, timeout=timeout,
+                   stop_on_failure=stop_on_failure, extra=tuple(rest))
+
+    def run(self, jobs: Sequence[Job]) -> dict[str, Verdict]:
+        assert self._pool is not None, "use Evaluator as a context manager"
+        verdicts: dict[str, Verdict] = {}
+        self._pool.run(jobs, lambda job, verdict: verdicts.__setitem__(job.mutant_id, verdict))
+        return verdicts
+
+
+def test_results(verdict: Verdict) -> dict[str, dict]:
+    """Per-test results of a verdict, by test id."""
+    return {result["id"]: result for result in verdict.results}
+
+
+__all__ = ["Evaluator", "combined_source", "test_results", "Path"]

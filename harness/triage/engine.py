@@ -1,0 +1,211 @@
+"""`triage(options) -> TriageResult`: classify the survivors of the last run, as a library call.
+
+record the suite's calls to the survivors' functions (fresh interpreter) -> one probe job per
+survivor in the fork-server pool (replay, then search) -> two check jobs per drafted test
+(original must pass, mutant must fail) -> Findings, stored as the `triage` extras.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.config import RunOptions
+from harness.errors import BugsmithError, UnknownMutantError
+from harness.outcome import RunResult, Status
+from harness.pool import ForkPool, worker_env
+from harness.protocol import Job, Verdict, WorkerSetup
+from harness.runner import Progress
+from harness.store import Store
+from harness.triage.calls import CALL_SECONDS
+from harness.triage.finding import KIND, Classification, Finding
+from harness.triage.recording import Budget, RecordedCall, record_calls, target_key
+from harness.triage.suggest import test_name
+from mutators.mutant import Mutant
+
+STARTUP_SECONDS = 15.0  # a child imports hypothesis and the problem's strategies
+CHECK_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriageOptions:
+    """Budgets per survivor: the search time and examples, and the recording's memory."""
+
+    search_seconds: float = 3.0
+    max_examples: int = 1000
+    recording: Budget = field(default_factory=Budget)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriageResult:
+    findings: tuple[Finding, ...]
+    seconds: float  # wall time of the whole triage, recording included
+    recording_seconds: float
+
+    def counts(self) -> dict[str, int]:
+        counts = {c.value: 0 for c in Classification}
+        for finding in self.findings:
+            counts[finding.classification.value] += 1
+        return counts
+
+    @property
+    def verified_share(self) -> float | None:
+        """Share of the triaged survivors that got a verified suggested test."""
+        return sum(f.verified for f in self.findings) / len(self.findings) if self.findings else None
+
+
+def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
+           settings: TriageOptions = TriageOptions(),
+           progress: Callable[[Progress], None] | None = None) -> TriageResult:
+    """Triage the survivors of the last run in `options.root` (only `mutant_ids` if given)."""
+    started = time.monotonic()
+    store = Store.open(options.store_path)
+    try:
+        last = store.last_run()
+        survivors = _survivors(last, mutant_ids)
+        setup = _setup(options, last)
+        recording_started = time.monotonic()
+        targets = {(_path(options, m), m.function) for m in survivors if m.function}
+        recorded = record_calls(setup, targets, worker_env(), settings.recording) if survivors else {}
+        recording_seconds = time.monotonic() - recording_started
+        findings = _probe_all(options, setup, last, survivors, recorded, settings, progress, started)
+        for finding in findings:
+            store.put_extra(KIND, finding.mutant_id, finding.to_dict())
+    finally:
+        store.close()
+    return TriageResult(findings=tuple(findings), seconds=time.monotonic() - started,
+                        recording_seconds=recording_seconds)
+
+
+def _survivors(last: RunResult, wanted: Sequence[str]) -> list[Mutant]:
+    survived = {o.mutant_id for o in last.outcomes if o.status is Status.SURVIVED}
+    mutants = {m.id: m for m in last.mutants}
+    for mutant_id in wanted:
+        if mutant_id not in mutants:
+            raise UnknownMutantError(f"no mutant with id {mutant_id!r} in the last run")
+        if mutant_id not in survived:
+            raise BugsmithError(f"mutant {mutant_id} did not survive the last run: nothing to triage")
+    return [mutants[i] for i in (wanted or sorted(survived)) if i in mutants]
+
+
+def _setup(options: RunOptions, last: RunResult) -> WorkerSetup:
+    """The last run's tests, on the files it mutated, which must not have changed since."""
+    root = options.root.resolve()
+    for file, text in last.sources.items():
+        path = root / file
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            raise BugsmithError(f"{file} changed since the last run: run `bugsmith run` again first")
+    return WorkerSetup(
+        root=str(root), pytest_args=tuple(last.options.get("pytest_args", options.pytest_args)),
+        test_paths=tuple(last.options.get("tests", options.tests)),
+        sources=tuple(str(root / file) for file in last.sources), memory_limit_mb=options.memory_limit_mb,
+    )
+
+
+def _path(options: RunOptions, mutant: Mutant) -> str:
+    return str((options.root.resolve() / mutant.file))
+
+
+def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivors: list[Mutant],
+               recorded: dict[str, list[RecordedCall]], settings: TriageOptions,
+               progress: Callable[[Progress], None] | None, started: float) -> list[Finding]:
+    if not survivors:
+        return []
+    probes = [_probe_job(options, last, m, recorded.get(target_key((_path(options, m), m.function or "")), []),
+                         settings) for m in survivors]
+    found: dict[str, dict[str, Any]] = {}
+    counts: dict[str, int] = {}
+
+    def on_probe(job: Job, verdict: Verdict) -> None:
+        found[job.mutant_id] = _findings(verdict)
+        kind = found[job.mutant_id].get("classification", Classification.NOT_TRIAGED.value)
+        counts[kind] = counts.get(kind, 0) + 1
+        if progress:
+            progress(Progress(done=len(found), total=len(probes), counts=dict(counts),
+                              elapsed=time.monotonic() - started, stage="triage"))
+
+    log_dir = options.root / ".bugsmith" / "logs"
+    with ForkPool(setup, max(1, min(options.jobs, len(probes))), log_dir) as pool:
+        pool.run(probes, on_probe)
+        checks = [job for m in survivors for job in _check_jobs(options, last, m, found[m.id])]
+        checked: dict[str, Verdict] = {}
+        pool.run(checks, lambda job, verdict: checked.__setitem__(job.mutant_id, verdict))
+    return [_finding(m, found[m.id], checked) for m in survivors]
+
+
+def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: list[RecordedCall],
+               settings: TriageOptions) -> Job:
+    replay = min(len(calls) * 2 * CALL_SECONDS, 60.0)
+    task = {
+        "kind": "probe", "mutant_id": mutant.id, "operator": mutant.operator, "module": mutant.module,
+        "function": mutant.function or "", "calls": [c.to_dict() for c in calls],
+        "search_seconds": settings.search_seconds, "max_examples": settings.max_examples,
+    }
+    return Job(mutant_id=mutant.id, module=mutant.module, path=_path(options, mutant),
+               function=mutant.function, source=mutant.apply(last.sources[mutant.file]), tests=(),
+               timeout=settings.search_seconds + replay + 2 * CALL_SECONDS + STARTUP_SECONDS, task=task)
+
+
+def _check_jobs(options: RunOptions, last: RunResult, mutant: Mutant, found: dict[str, Any]) -> list[Job]:
+    source = found.get("suggested_test")
+    if not source:
+        return []
+    task = {"kind": "check", "source": source, "name": test_name(found["callee"], mutant.id),
+            "seconds": CHECK_SECONDS}
+    original = Job(mutant_id=f"{mutant.id}:original", module="", path="", function=None, source="",
+                   tests=(), timeout=CHECK_SECONDS + STARTUP_SECONDS, task=task)
+    mutated = Job(mutant_id=f"{mutant.id}:mutant", module=mutant.module, path=_path(options, mutant),
+                  function=mutant.function, source=mutant.apply(last.sources[mutant.file]), tests=(),
+                  timeout=CHECK_SECONDS + STARTUP_SECONDS, task=task)
+    return [original, mutated]
+
+
+def _findings(verdict: Verdict) -> dict[str, Any]:
+    if verdict.findings is not None:
+        return verdict.findings
+    if verdict.timed_out:
+        return {"error": f"the triage child ran over its limit ({verdict.elapsed:.0f} s)"}
+    return {"error": verdict.died or verdict.error or "the triage child reported nothing"}
+
+
+def _finding(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]) -> Finding:
+    if "error" in found:
+        return Finding(mutant_id=mutant.id, classification=Classification.NOT_TRIAGED, note=found["error"])
+    verified, note = _verified(mutant, found, checked)
+    return Finding(
+        mutant_id=mutant.id, classification=Classification(found["classification"]),
+        call=found.get("call", ""), expected=found.get("expected", ""), actual=found.get("actual", ""),
+        why=found.get("why", ""), test=found.get("test", ""), tried=found.get("tried", ""),
+        suggested_test=found.get("suggested_test", ""), verified=verified,
+        note=found.get("not_written", note), seconds=float(found.get("seconds", 0.0)),
+    )
+
+
+def _verified(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]) -> tuple[bool, str]:
+    if not found.get("suggested_test"):
+        return False, ""
+    original = (checked.get(f"{mutant.id}:original") or Verdict(mutant_id="")).findings or {}
+    mutated = (checked.get(f"{mutant.id}:mutant") or Verdict(mutant_id="")).findings or {}
+    if not original.get("passed"):
+        return False, f"the drafted test fails on the original code: {original.get('error', 'no verdict')}"
+    if mutated.get("passed", True):
+        return False, "the drafted test passes on the mutant too: " + (
+            mutated.get("error") or "its assertions do not see the difference")
+    return True, ""
+
+
+def load_findings(root: Path) -> dict[str, Finding]:
+    """Stored findings of a project, read-only; empty when there is no store or no triage."""
+    from harness.triage.finding import stored_findings
+
+    path = root / ".bugsmith" / "bugsmith.sqlite"
+    if not path.is_file():
+        return {}
+    store = Store.open_read_only(path)
+    try:
+        return stored_findings(store.extras(KIND))
+    finally:
+        store.close()

@@ -1,0 +1,93 @@
+"""The Finding record: what triage concluded about one survivor, and how to show it."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+KIND = "triage"  # the store's extras kind
+
+
+class Classification(enum.StrEnum):
+    UNASSERTED = "unasserted"  # a test ran the bug and saw the wrong value, but asserted nothing
+    UNDERTESTED = "undertested"  # no test ran an input that shows the bug; search found one
+    POSSIBLY_EQUIVALENT = "possibly equivalent"  # nothing tried told the two versions apart
+    NOT_TRIAGED = "not triaged"  # an import-time site, or the child failed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One survivor's triage. `suggested_test` is shown only when `verified` (it passed on the
+    original and failed on the mutant, each in its own child)."""
+
+    mutant_id: str
+    classification: Classification
+    call: str = ""  # the distinguishing call, as a reader would type it
+    expected: str = ""  # the original's result
+    actual: str = ""  # the mutant's result, or the exception it raised
+    why: str = ""  # "returns a different value", "raises ...", ...
+    test: str = ""  # the test that made the call (unasserted only)
+    tried: str = ""  # what was replayed and searched
+    suggested_test: str = ""
+    verified: bool = False
+    note: str = ""  # why no verified test, or why not triaged
+    seconds: float = 0.0
+
+    @property
+    def witness(self) -> str:
+        if not self.call:
+            return self.tried or self.note
+        made_by = f" (called by {self.test})" if self.test else ""
+        return f"{self.call}{made_by}: expected {self.expected}, the mutant {self._got()}"
+
+    def _got(self) -> str:
+        return f"gives {self.actual}" if self.why == "returns a different value" else (
+            f"{self.why} ({self.actual})" if self.why.startswith("leaves") else self.why)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["classification"] = self.classification.value
+        # The report reads these three keys (harness.report.view.TriageFindings).
+        data["witness"] = self.witness
+        data["suggested_test"] = self.suggested_test if self.verified else ""
+        data["draft_test"] = self.suggested_test
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["classification"] = Classification(fields["classification"])
+        fields["suggested_test"] = data.get("draft_test", data.get("suggested_test", ""))
+        return cls(**fields)
+
+
+def describe(finding: Finding) -> str:
+    """The triage part of `bugsmith show`."""
+    lines = [f"triage: {finding.classification.value}"]
+    if finding.call:
+        lines.append(f"  call:     {finding.call}")
+        if finding.test:
+            lines.append(f"  made by:  {finding.test}")
+        lines.append(f"  expected: {finding.expected}")
+        lines.append(f"  mutant:   {finding._got()}")
+    if finding.tried:
+        lines.append(f"  tried:    {finding.tried}")
+    if finding.note:
+        lines.append(f"  note:     {finding.note}")
+    if finding.verified:
+        lines += ["", "suggested test (passes on the original, fails on this mutant):", "",
+                  finding.suggested_test.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def stored_findings(extras: Mapping[str, Mapping[str, Any]]) -> dict[str, Finding]:
+    """Findings from `store.extras(KIND)`, skipping records this version cannot read."""
+    found = {}
+    for mutant_id, data in extras.items():
+        try:
+            found[mutant_id] = Finding.from_dict(data)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found

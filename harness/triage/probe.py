@@ -1,0 +1,142 @@
+"""The child side of triage: replay the suite's calls on a mutant, then search for a witness.
+
+`perform` runs inside a forked, time- and memory-limited child of a fork-server worker (see
+harness.worker), after nothing else has been activated. It holds the original and the mutated
+code of the survivor's function and switches the live function objects between them, so both
+versions run in the same child on deep copies of the same input. It never raises: anything
+that goes wrong is a field of the dict it returns.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+import time
+from types import CodeType, FunctionType
+from typing import Any
+
+from harness.activation import FunctionIndex, NeedsFreshImport, find_code, swap
+from harness.protocol import Patch
+from harness.triage.calls import Result, call, difference
+from harness.triage.search import Entry, entries, search
+from harness.triage.suggest import suggested_test
+from harness.triage.values import NotLiteral, same, short
+
+class Toggle:
+    """Switches every live function of the survivor between its original and its mutated code."""
+
+    def __init__(self, index: FunctionIndex, patches: tuple[Patch, ...]) -> None:
+        self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
+        for patch in patches:
+            if patch.function is None:
+                raise NeedsFreshImport("the site runs at import time")
+            targets = index.get((patch.path, patch.function))
+            if not targets:
+                raise NeedsFreshImport(f"{patch.function} has no live function object")
+            new = find_code(compile(patch.source, patch.path, "exec", dont_inherit=True), patch.function)
+            if new is None or any(len(t.__code__.co_freevars) != len(new.co_freevars) for t in targets):
+                raise NeedsFreshImport(f"{patch.function} cannot be swapped")
+            self.swaps += [(target, target.__code__, new) for target in targets]
+
+    @property
+    def function(self) -> FunctionType:
+        return self.swaps[0][0]
+
+    def original(self) -> None:
+        for target, code, _ in self.swaps:
+            target.__code__ = code
+
+    def mutant(self) -> None:
+        for target, _, code in self.swaps:
+            target.__code__ = code
+
+    def both(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Result, Result]:
+        self.original()
+        first = call(function, args, kwargs)
+        self.mutant()
+        second = call(function, args, kwargs)
+        self.original()
+        return first, second
+
+
+def perform(task: dict[str, Any], index: FunctionIndex, patches: tuple[Patch, ...]) -> dict[str, Any]:
+    """Run one triage task ("probe" or "check") in this child; return JSON-ready findings."""
+    try:
+        if task["kind"] == "check":
+            return check(task, index, patches)
+        return probe(task, Toggle(index, patches))
+    except NeedsFreshImport as error:
+        return {"error": f"not triaged: {error}"}
+    except BaseException as error:  # noqa: BLE001 - a finding, never a crash of the worker
+        return {"error": f"{type(error).__name__}: {short(str(error), 200)}"}
+
+
+def probe(task: dict[str, Any], toggle: Toggle) -> dict[str, Any]:
+    started = time.monotonic()
+    recorded = [_unpickled(c) for c in task["calls"]]
+    recorded = [c for c in recorded if c is not None]
+    found = replay(task, toggle, recorded)
+    if found is not None:
+        return {**found, "seconds": time.monotonic() - started}
+    own = Entry(callee=task["function"], module=task["module"], function=toggle.function, strategy=None)
+    candidates = entries(task["module"], task["function"], own, [(a, k) for _, a, k, _ in recorded])
+    outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
+                     seconds=task["search_seconds"], max_examples=task["max_examples"])
+    tried = (f"replayed {len(recorded)} recorded call(s); searched {outcome.valid} valid of {outcome.drawn} "
+             f"drawn input(s) from {', '.join(outcome.sources) or 'no strategy'} in {outcome.seconds:.1f} s")
+    if outcome.witness is None:
+        return {"classification": "possibly equivalent", "tried": tried, "seconds": time.monotonic() - started}
+    entry, args, kwargs, first, second, why = outcome.witness
+    return {**_finding("undertested", task, entry.callee, entry.module, args, kwargs, first, second, why),
+            "tried": tried, "seconds": time.monotonic() - started}
+
+
+def replay(task: dict[str, Any], toggle: Toggle, recorded: list[tuple[str, Any, Any, Any]]) -> dict[str, Any] | None:
+    """The first recorded call on which the mutant differs, as an `unasserted` finding."""
+    for test, args, kwargs, expected in recorded:
+        first, second = toggle.both(toggle.function, args, kwargs)
+        if not first.ok or not same(first.value, expected):
+            continue  # the original does not reproduce its recorded result: not a fair witness
+        why = difference(first, second)
+        if why is not None:
+            found = _finding("unasserted", task, task["function"], task["module"], args, kwargs, first, second, why)
+            return {**found, "test": test, "tried": f"replayed the call made by {test}"}
+    return None
+
+
+def _unpickled(recorded: dict[str, str]) -> tuple[str, Any, Any, Any] | None:
+    try:
+        args, kwargs = pickle.loads(base64.b64decode(recorded["args"]))
+        return recorded["test"], tuple(args), dict(kwargs), pickle.loads(base64.b64decode(recorded["result"]))
+    except Exception:  # noqa: BLE001 - e.g. a class defined in a test module
+        return None
+
+
+def _finding(kind: str, task: dict[str, Any], callee: str, module: str, args: tuple[Any, ...],
+             kwargs: dict[str, Any], first: Result, second: Result, why: str) -> dict[str, Any]:
+    shown = [short(a, 160) for a in args] + [f"{k}={short(v, 160)}" for k, v in kwargs.items()]
+    finding = {
+        "classification": kind, "callee": callee, "module": module,
+        "call": f"{callee}({', '.join(shown)})", "expected": short(first.value),
+        "actual": short(second.value) if second.ok else second.error, "why": why,
+    }
+    try:
+        finding["suggested_test"] = suggested_test(
+            module=module, callee=callee, args=args, kwargs=kwargs, expected=first.value,
+            mutant_id=task["mutant_id"], operator=task["operator"])
+    except NotLiteral as error:
+        finding["not_written"] = f"the witness has no source form: {error}"
+    return finding
+
+
+def check(task: dict[str, Any], index: FunctionIndex, patches: tuple[Patch, ...]) -> dict[str, Any]:
+    """Run a suggested test's source on the original (no patches) or on the mutant."""
+    for patch in patches:
+        swap(index, patch.path, patch.function, patch.source)
+    namespace: dict[str, Any] = {"__name__": "bugsmith_suggested"}
+    try:
+        exec(compile(task["source"], "<suggested test>", "exec", dont_inherit=True), namespace)
+    except BaseException as error:  # noqa: BLE001
+        return {"passed": False, "error": f"the test does not load: {type(error).__name__}: {error}"}
+    result = call(namespace[task["name"]], (), {}, seconds=task.get("seconds", 10.0))
+    return {"passed": result.ok, "error": result.error}

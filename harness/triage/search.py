@@ -1,0 +1,187 @@
+"""Search for a distinguishing input: the problem's own strategies first, then generic ones.
+
+Runs in the forked child (harness.triage.probe). Candidate strategies, in order:
+1. `call_strategies()` of the nearest `strategies` module in the mutant's package (each
+   reference problem ships one: a scheduler workload, a frame with entities and gaps, tied
+   scores), keyed by public function or "Class.method" name; the survivor's own function first;
+2. perturbations of the arguments the suite itself passed to the survivor's function;
+3. the function's type hints, when nothing else applies.
+Hypothesis then finds and shrinks an input on which the original succeeds and the mutant
+differs, within a time budget; the smallest such input seen is the witness.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import time
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+from hypothesis.extra import numpy as hnp
+
+from harness.triage.calls import difference
+
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+_RECORDED_SEEDS = 5  # recorded calls used as starting points
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """A callable to search through, where a test imports it from, and its input strategy."""
+
+    callee: str  # "roc_curve", "Scheduler.step"
+    module: str
+    function: Any
+    strategy: Any  # SearchStrategy[Call] | None
+    source: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class SearchOutcome:
+    drawn: int = 0
+    valid: int = 0
+    seconds: float = 0.0
+    sources: list[str] = field(default_factory=list)
+    witness: tuple[Any, ...] | None = None  # (entry, args, kwargs, original Result, mutant Result, why)
+
+
+class _OutOfTime(Exception):
+    """The search budget is spent; the best witness seen so far stands."""
+
+
+def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) -> list[Entry]:
+    """Every way to reach the survivor, most specific first."""
+    problem = _problem_entries(module, function)
+    seeded = [Entry(callee=own.callee, module=own.module, function=own.function,
+                    strategy=st.one_of(*[_call_like(a, k) for a, k in recorded[:_RECORDED_SEEDS]]),
+                    source="the suite's recorded arguments, perturbed")] if recorded else []
+    hinted = [] if problem or seeded else _hinted(own)
+    return problem + seeded + hinted
+
+
+def _problem_entries(module: str, function: str) -> list[Entry]:
+    parts = module.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        package = ".".join(parts[:depth])
+        if importlib.util.find_spec(f"{package}.strategies") is None:
+            continue
+        provider = getattr(importlib.import_module(f"{package}.strategies"), "call_strategies", None)
+        if provider is None:
+            continue
+        found = []
+        for key, strategy in provider().items():
+            target = _resolve(package, key)
+            if target is not None:
+                found.append(Entry(callee=key, module=package, function=target, strategy=strategy,
+                                   source=f"{package}.strategies"))
+        return sorted(found, key=lambda e: (e.callee != function, not function.startswith(e.callee)))
+    return []
+
+
+def _resolve(package: str, key: str) -> Any:
+    target: Any = importlib.import_module(package)
+    for part in key.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            return None
+    return target
+
+
+def _call_like(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return st.tuples(st.tuples(*[like(a) for a in args]),
+                     st.fixed_dictionaries({k: like(v) for k, v in kwargs.items()}))
+
+
+def like(value: Any) -> Any:
+    """A strategy of values of the same type and shape as `value`, near it; `value` itself first."""
+    if isinstance(value, bool | np.bool_):
+        return st.booleans()
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return st.just(value) | st.integers(int(value) - 3, int(value) + 3)
+    if isinstance(value, float | np.floating):
+        scale = abs(float(value)) * 2 + 1
+        return st.just(value) | st.floats(-scale, scale, allow_nan=False)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and 1 <= value.ndim <= 2 and value.size:
+        return st.just(value) | _array_like(value)
+    if isinstance(value, list) and value and all(isinstance(v, int | float) for v in value):
+        elements = st.one_of(*[like(v) for v in value[:5]])
+        return st.just(value) | st.lists(elements, min_size=max(1, len(value) - 2), max_size=len(value) + 2)
+    if isinstance(value, tuple):
+        return st.tuples(*[like(v) for v in value])
+    return st.just(value)
+
+
+def _array_like(value: np.ndarray) -> Any:
+    rows = st.integers(max(1, value.shape[0] - 2), value.shape[0] + 2)
+    shape = rows if value.ndim == 1 else rows.map(lambda n: (n, value.shape[1]))
+    low, high = float(value.min()), float(value.max())
+    if value.dtype.kind == "b":
+        elements = st.booleans()
+    elif value.dtype.kind in "iu":
+        elements = st.integers(max(int(low) - 2, 0 if value.dtype.kind == "u" else int(low) - 2), int(high) + 2)
+    else:
+        pool = sorted(set(value.ravel().tolist()))[:8]
+        elements = st.sampled_from(pool) | st.floats(low - 1, high + 1, allow_nan=False, width=64)
+    return hnp.arrays(value.dtype, shape, elements=elements)
+
+
+def _hinted(own: Entry) -> list[Entry]:
+    try:
+        hints = typing.get_type_hints(own.function)
+        parameters = inspect.signature(own.function).parameters.values()
+    except Exception:  # noqa: BLE001 - unresolvable hints: no strategy
+        return []
+    args = []
+    for parameter in parameters:
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            continue
+        if parameter.name not in hints:
+            return []
+        args.append(st.from_type(hints[parameter.name]))
+    strategy = st.tuples(st.tuples(*args), st.just({}))
+    return [Entry(callee=own.callee, module=own.module, function=own.function, strategy=strategy,
+                  source="type hints")]
+
+
+Compare = Callable[[Entry, tuple[Any, ...], dict[str, Any]], tuple[Any, Any]]
+
+
+def search(candidates: list[Entry], both: Compare, *, seconds: float, max_examples: int) -> SearchOutcome:
+    """Find the smallest input where `both` (original, mutant) differ, within `seconds`."""
+    outcome = SearchOutcome(sources=list(dict.fromkeys(e.source for e in candidates)))
+    if not candidates:
+        return outcome
+    strategy = st.one_of(*[st.tuples(st.just(n), e.strategy) for n, e in enumerate(candidates)])
+    started = time.monotonic()
+
+    def distinguishes(drawn: tuple[int, Call]) -> bool:
+        if time.monotonic() - started > seconds:
+            raise _OutOfTime
+        number, (args, kwargs) = drawn
+        outcome.drawn += 1
+        first, second = both(candidates[number], tuple(args), dict(kwargs))
+        if not first.ok:
+            return False  # the original refuses this input: not a valid one
+        outcome.valid += 1
+        why = difference(first, second)
+        if why is None:
+            return False
+        outcome.witness = (candidates[number], tuple(args), dict(kwargs), first, second, why)
+        return True
+
+    config = settings(max_examples=max_examples, database=None, deadline=None, derandomize=True,
+                      suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+    try:
+        find(strategy, distinguishes, settings=config)
+    except (NoSuchExample, Unsatisfiable, _OutOfTime):
+        pass
+    outcome.seconds = time.monotonic() - started
+    return outcome
