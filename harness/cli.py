@@ -206,3 +206,7 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("bugsmith: interrupted; the next `bugsmith run` resumes", err=True)
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
