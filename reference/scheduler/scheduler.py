@@ -138,8 +138,11 @@ class Scheduler:
 
     def _admit(self, budget: int) -> list[_Entry]:
         admitted: list[_Entry] = []
-        while self._waiting and self._fits(self._waiting[0].request, budget):
-            entry = self._waiting.popleft()
+        while self._waiting:
+            entry = self._waiting[0]
+            if not self._fits(entry.request, budget):
+                break  # FCFS: a head that does not fit blocks everyone behind it
+            self._waiting.popleft()
             budget -= entry.request.prompt_tokens
             entry.state = State.DECODE
             self._running.append(entry)
