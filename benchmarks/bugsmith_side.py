@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import harness
+from clock import cpu_seconds
 from harness.config import RunOptions, resolve
 from harness.outcome import RunResult, Status
 from harness.runner import local_executor
@@ -27,6 +28,7 @@ class BugsmithResult:
     statuses: dict[str, int]
     by_family: dict[str, int]
     wall: float  # seconds for the whole `harness.run`
+    cpu: float  # user + system seconds of every process it ran
     baseline: float  # the suite once, with per-test coverage, in its own interpreter
     startup: float  # workers spawned, imported and collected the suite
     control: float  # unmutated code run through the workers once
@@ -87,9 +89,11 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
     def factory(setup: Any, opts: RunOptions) -> _TimedExecutor:
         return _TimedExecutor(local_executor(setup, opts), phases)
 
+    cpu_before = cpu_seconds()
     started = time.monotonic()
     result = harness.run(options, executor_factory=factory)
     wall = time.monotonic() - started
+    cpu = cpu_seconds() - cpu_before
     _check_imported_the_copy(result, options)
     statuses = Counter(outcome.status.value for outcome in result.outcomes)
     return BugsmithResult(
@@ -98,6 +102,7 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
         statuses=dict(statuses),
         by_family=dict(Counter(mutant.family.value for mutant in result.mutants)),
         wall=wall,
+        cpu=cpu,
         baseline=_baseline_seconds(options),
         startup=phases.get("startup", 0.0),
         control=phases.get("control", 0.0),

@@ -78,28 +78,28 @@ def measure_corpus(work: Path, jobs: int) -> dict[str, object]:
         f"{_load()} ==")
     every = run_bugsmith(folder, jobs, (), "bugsmith all families")
     say(_header())
-    say(_row(every.label, every.mutants, every.executed, every.wall, every.mutant_phase,
-             every.median_mutant, every.timeout_seconds))
+    say(_row(every.label, every))
     _phases(every)
     return {"bugsmith_all": asdict(every)}
 
 
 def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult) -> None:
     say(_header())
-    say(_row(f"mutmut {MUTMUT_VERSION}", mutmut.mutants, mutmut.executed, mutmut.wall,
-             mutmut.mutant_phase, mutmut.median_mutant, mutmut.timeout_seconds))
+    say(_row(f"mutmut {MUTMUT_VERSION}", mutmut))
     for result in (classic, every):
-        say(_row(result.label, result.mutants, result.executed, result.wall, result.mutant_phase,
-                 result.median_mutant, result.timeout_seconds))
-    say("(run: mutants whose tests ran; run/s: over the mutant phase only, mutmut's from the rate "
-        "it prints; median: one killed or survived mutant, as each tool records it)")
+        say(_row(result.label, result))
+    say("(run: mutants whose tests ran; cpu s: user + system of every process; run/s: over the "
+        "mutant phase only, mutmut's from the rate it prints; median: one killed or survived "
+        "mutant, as each tool records it)")
     for result in (classic, every):
         whole = (result.mutants / result.wall) / (mutmut.mutants / mutmut.wall)
+        cpu = (result.mutants / result.cpu) / (mutmut.mutants / mutmut.cpu)
         phase = (f", {(result.executed / result.mutant_phase) / mutmut.own_rate:.1f}x in the "
                  "mutant phase" if result.mutant_phase and mutmut.own_rate else "")
         median = (f", {mutmut.median_mutant / result.median_mutant:.1f}x per median mutant"
                   if result.median_mutant else "")
-        say(f"ratio {result.label} / mutmut: {whole:.1f}x mutants/s over the whole run{phase}{median}")
+        say(f"ratio {result.label} / mutmut: {whole:.1f}x mutants/s over the whole run "
+            f"({cpu:.1f}x mutants per cpu-second){phase}{median}")
     setup = mutmut.wall - (mutmut.mutant_phase or 0.0)
     say(f"mutmut: statuses {_counts(mutmut.statuses)}; {setup:.1f} s before its mutant phase "
         "(copy, generate, stats run, clean run, forced-fail run)")
@@ -124,18 +124,21 @@ def _phases(result: BugsmithResult) -> None:
         f"over the whole run, {phase * 1000:.1f} ms over the mutant phase; "
         f"{clean * 1000:.1f} ms without the {timeouts} timeouts ({result.timeout_seconds:.1f} s) "
         "and beyond every test run")
+    per_cpu = (result.cpu - result.tests_time) / result.mutants if result.mutants else 0.0
+    say(f"  cpu per mutant beyond every test run, whole run included: {per_cpu * 1000:.0f} ms")
 
 
 def _header() -> str:
-    return (f"{'tool':22} {'mutants':>7} {'run':>5} {'wall s':>7} {'mutants/s':>9} "
+    return (f"{'tool':22} {'mutants':>7} {'run':>5} {'wall s':>7} {'cpu s':>7} {'mutants/s':>9} "
             f"{'run/s':>6} {'median ms':>9} {'timeouts s':>10}")
 
 
-def _row(label: str, mutants: int, executed: int, wall: float, phase: float | None,
-         median: float, timeouts: float) -> str:
-    phase_rate = f"{executed / phase:6.2f}" if phase else f"{'-':>6}"
-    return (f"{label:22} {mutants:7d} {executed:5d} {wall:7.1f} {mutants / wall:9.2f} "
-            f"{phase_rate} {median * 1000:9.1f} {timeouts:10.1f}")
+def _row(label: str, result: MutmutResult | BugsmithResult) -> str:
+    phase = result.mutant_phase
+    phase_rate = f"{result.executed / phase:6.2f}" if phase else f"{'-':>6}"
+    return (f"{label:22} {result.mutants:7d} {result.executed:5d} {result.wall:7.1f} "
+            f"{result.cpu:7.1f} {result.mutants / result.wall:9.2f} {phase_rate} "
+            f"{result.median_mutant * 1000:9.1f} {result.timeout_seconds:10.1f}")
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from clock import cpu_seconds
+
 MUTMUT_VERSION = "3.8.1"
 VENV = Path(__file__).resolve().parent / ".venv-mutmut"
 
@@ -32,6 +34,7 @@ class MutmutResult:
     mutants: int
     statuses: dict[str, int]
     wall: float  # seconds for the whole `mutmut run`: copy, generate, stats, clean run, mutants
+    cpu: float  # user + system seconds of every process it ran
     own_rate: float | None  # mutmut's printed "mutations/second" (its mutant phase only)
     median_mutant: float  # median of mutmut's own per-mutant durations, killed or survived
     timeout_seconds: float  # mutmut's recorded time on mutants that timed out
@@ -87,6 +90,7 @@ def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
     executable = mutmut_executable()
     env = bench_env()
     env["PATH"] = f"{executable.parent}{os.pathsep}{env.get('PATH', '')}"
+    cpu_before = cpu_seconds()
     started = time.monotonic()
     with open(log, "wb") as out:
         completed = subprocess.run(
@@ -94,6 +98,7 @@ def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
             cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT, check=False,
         )
     wall = time.monotonic() - started
+    cpu = cpu_seconds() - cpu_before
     text = log.read_text(encoding="utf-8", errors="replace")
     if completed.returncode != 0:
         tail = "\n".join(text.strip().splitlines()[-15:])
@@ -104,6 +109,7 @@ def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
         mutants=len(verdicts),
         statuses=dict(Counter(status for status, _ in verdicts)),
         wall=wall,
+        cpu=cpu,
         own_rate=float(rate[-1]) if rate else None,
         median_mutant=_median([d for status, d in verdicts if status in ("killed", "survived")]),
         timeout_seconds=sum(d for status, d in verdicts if status == "timeout"),

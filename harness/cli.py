@@ -86,9 +86,12 @@ def _executor(name: str, scheduler: str | None):
 def _write_reports(result: RunResult, folder: Path, **paths: Path | None) -> list[Path]:
     from harness.report import write_reports
 
+    from harness.triage import report_findings
+
     if not any(paths.values()):
         paths = {"html": folder / "bugsmith.html", "json": folder / "mutation-report.json"}
-    return write_reports(result, **paths)
+    survivors = {o.mutant_id for o in result.outcomes if o.status.value == "survived"}
+    return write_reports(result, **paths, triage=report_findings(Path(result.root), survivors) or None)
 
 
 @cli.command()
@@ -108,6 +111,21 @@ def report(html, json_path, markdown, junit, sarif) -> None:
     for path in _write_reports(result, root / "reports", html=html, json=json_path,
                                markdown=markdown, junit=junit, sarif=sarif):
         click.echo(f"report: {path}")
+
+
+@cli.command()
+@click.argument("mutant_ids", nargs=-1)
+@click.option("--seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
+              help="Search time per survivor.")
+@click.option("--jobs", type=int, help="Worker processes (default: one per core).")
+def triage(mutant_ids, seconds, jobs) -> None:
+    """Classify the last run's survivors and suggest the missing tests (all by default)."""
+    from harness.triage import TriageOptions, triage as run_triage, triage_text
+
+    options = config.resolve(Path.cwd(), jobs=jobs)
+    result = run_triage(options, tuple(mutant_ids), settings=TriageOptions(search_seconds=seconds),
+                        progress=_progress(sys.stderr.isatty()))
+    click.echo(triage_text(result))
 
 
 def _project_root() -> Path:
@@ -176,6 +194,11 @@ def show(mutant_id: str) -> None:
     if mutant is None:
         mutant = _enumerate_one(mutant_id)
     click.echo(terminal.mutant_details(mutant, outcome))
+    from harness.triage import describe, load_findings
+
+    finding = load_findings(root).get(mutant_id)
+    if finding is not None and outcome is not None and outcome.status.value == "survived":
+        click.echo("\n" + describe(finding))
 
 
 def _enumerate_one(mutant_id: str):
@@ -189,6 +212,118 @@ def _enumerate_one(mutant_id: str):
         if mutant.id == mutant_id:
             return mutant
     raise UnknownMutantError(f"no mutant with id {mutant_id!r} (see `bugsmith mutants`)")
+
+
+def _selection(function):
+    """The options that choose exercises, shared by `exercises` and `pack export`."""
+    options = [
+        click.option("--problem", "problems", multiple=True, help="Only these problems (default: all)."),
+        click.option("--count", type=click.IntRange(1), default=20, show_default=True, help="Exercises."),
+        click.option("--bugs", type=click.IntRange(1), default=1, show_default=True,
+                     help="Bugs per exercise, each in a different function."),
+        click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families."),
+        click.option("--silent-only", is_flag=True, help="Only bugs that fail by a wrong answer."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same exercises."),
+        click.option("--jobs", type=int, help="Worker processes (default: one per core)."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _build(problems, count, bugs, families, silent_only, seed, jobs):
+    from harness.exercises import ExerciseOptions, build_exercises
+
+    options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
+                              silent_only=silent_only, seed=seed)
+    return options, build_exercises(options, jobs=jobs, progress=_exercise_progress(sys.stderr.isatty()))
+
+
+def _exercise_progress(enabled: bool):
+    if not enabled:
+        return None
+    return lambda problem, found, wanted: click.echo(f"\r{problem}: {found}/{wanted} exercises", nl=False,
+                                                      err=True)
+
+
+@cli.command()
+@_selection
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder (default: generated/exercises/).")
+def exercises(problems, count, bugs, families, silent_only, seed, jobs, out) -> None:
+    """Build validated debug exercises from the reference problems."""
+    from harness.exercises.pack import save_exercises
+    from harness.exercises.summary import exercises_text
+
+    options, built = _build(problems, count, bugs, families, silent_only, seed, jobs)
+    root = config.builtin_root()
+    for path in save_exercises(built, out or root / "generated" / "exercises", root=root, options=options):
+        click.echo(f"wrote {path}")
+    click.echo(exercises_text(built))
+
+
+@cli.group()
+def pack() -> None:
+    """Challenge packs: a candidate part to hand out and an instructor part to grade with."""
+
+
+@pack.command("export")
+@_selection
+@click.option("--from", "source", type=click.Path(exists=True, path_type=Path),
+              help="Export exercises saved by `bugsmith exercises` instead of building new ones.")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="A folder for two trees, or NAME.zip for two archives (default: generated/pack/).")
+def pack_export(problems, count, bugs, families, silent_only, seed, jobs, source, out) -> None:
+    """Export a challenge pack (candidate and instructor parts)."""
+    from harness.exercises.pack import export, load_exercises
+
+    root = config.builtin_root()
+    if source is not None:
+        options, built = None, load_exercises(source)
+    else:
+        options, built = _build(problems, count, bugs, families, silent_only, seed, jobs)
+    paths = export(built, out or root / "generated" / "pack", root=root, options=options)
+    click.echo(f"candidate: {paths.candidate}")
+    click.echo(f"instructor: {paths.instructor}")
+
+
+@cli.command()
+@click.argument("pack_path", metavar="PACK", type=click.Path(exists=True, path_type=Path))
+@click.argument("exercise_id")
+@click.argument("submission", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True, help="Seconds.")
+@click.option("--json", "as_json", is_flag=True, help="The grade as JSON.")
+def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
+    """Grade a candidate's fix: every test in a subprocess; exit 1 unless all pass."""
+    from dataclasses import asdict
+
+    from harness.exercises.grading import grade as grade_submission
+    from harness.exercises.summary import grade_text
+
+    result = grade_submission(pack_path, exercise_id, submission, timeout=timeout)
+    if as_json:
+        click.echo(json.dumps({**asdict(result), "passed": result.passed,
+                               "restores_reference": result.restores_reference}, indent=2))
+    else:
+        click.echo(grade_text(result))
+    if not result.passed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--problem", required=True, help="The reference problem the tests are for.")
+@click.option("--tests", "tests", required=True, type=click.Path(exists=True, path_type=Path),
+              help="The candidate's test file or folder.")
+@click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families.")
+@click.option("--jobs", type=int, help="Worker processes (default: one per core).")
+def score(problem, tests, families, jobs) -> None:
+    """Score a candidate's tests: the share of the problem's mutants they detect."""
+    from harness.exercises.scoring import score_tests
+    from harness.exercises.summary import score_text
+
+    result = score_tests(problem, tests.resolve(), families=tuple(families), jobs=jobs,
+                         progress=_progress(sys.stderr.isatty()))
+    click.echo(score_text(result))
 
 
 def main() -> None:

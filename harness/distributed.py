@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 INSTALL_HINT = "the dask executor needs Dask: pip install 'bugsmith[dask]'"
 BATCH_LIMIT = 16
+BATCHES_PER_THREAD = 8
 WORKER_WAIT = 60.0  # seconds for a first Dask worker to join the scheduler
 
 
@@ -75,11 +76,8 @@ class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
         self.closed = False
         self._lock = threading.Lock()
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {}  # pools and locks are per worker: each worker unpickles an empty plugin
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (PoolPlugin, ())  # pools and locks belong to one worker: each starts empty
 
     def setup(self, worker: Any) -> None:
         return None
@@ -197,9 +195,10 @@ class DaskExecutor:
             self._client.cancel(list(futures))  # after a failure, stop what is still queued
 
     def _batches(self, jobs: Sequence[Job]) -> Iterator[list[Job]]:
-        # About four batches per thread: small enough to balance, big enough to amortise.
+        # About eight batches per thread: a batch costs Dask ~10 ms, but coarser batches left
+        # threads idle at the end of a run (one slow mutant holds up its whole batch).
         threads = max(1, sum(self._client.nthreads().values()))
-        size = max(1, min(BATCH_LIMIT, len(jobs) // (threads * 4)))
+        size = max(1, min(BATCH_LIMIT, len(jobs) // (threads * BATCHES_PER_THREAD)))
         for start in range(0, len(jobs), size):
             yield list(jobs[start : start + size])
 

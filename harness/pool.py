@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,6 +28,15 @@ from harness.worker import FRESH_IMPORT_ALLOWANCE
 OnVerdict = Callable[[Job, Verdict], None]
 STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large suite
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
+
+
+TIMEOUT_CONFIRMATION = 4.0  # a timeout is confirmed once with this many times the limit
+
+
+def confirm_timeout(job: Job) -> Job:
+    """The same job with a longer limit: a loaded machine must not turn slow tests into
+    timeouts, while a mutant that loops forever costs only one more, longer wait."""
+    return replace(job, timeout=job.timeout * TIMEOUT_CONFIRMATION)
 
 
 def worker_env() -> dict[str, str]:
@@ -99,6 +108,7 @@ class ForkPool:
         self.workers: list[_Worker] = []
         self.tests: list[str] = []
         self.attempts: dict[str, int] = {}
+        self.confirmed: set[str] = set()
         self._started = 0
 
     def __enter__(self) -> ForkPool:
@@ -165,7 +175,12 @@ class ForkPool:
                     self._retry_or_fail(job, pending, on_verdict, "the worker process died")
                     idle.append(replacement)
                     continue
-                on_verdict(job, Verdict.from_dict(message))
+                verdict = Verdict.from_dict(message)
+                if verdict.timed_out and job.mutant_id not in self.confirmed:
+                    self.confirmed.add(job.mutant_id)
+                    pending.append(confirm_timeout(job))
+                else:
+                    on_verdict(job, verdict)
                 idle.append(worker)
             for worker in [w for w in self.workers if w.overdue()]:
                 job = worker.job
@@ -216,8 +231,12 @@ class SubprocessPool:
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
         with ThreadPoolExecutor(max_workers=self.size) as threads:
-            for job, verdict in zip(jobs, threads.map(self._one, jobs)):
+            for job, verdict in zip(jobs, threads.map(self._confirmed, jobs)):
                 on_verdict(job, verdict)
+
+    def _confirmed(self, job: Job) -> Verdict:
+        verdict = self._one(job)
+        return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
 
     def _one(self, job: Job) -> Verdict:
         request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"

@@ -1,6 +1,6 @@
 """Walk a module once and collect every mutator's proposals, skipping code that is noise.
 
-No noise: annotations, docstrings, `raise` statements (their messages), assert messages,
+No noise: annotations, type unions such as `str | None` in aliases, docstrings, `raise` statements (their messages), assert messages,
 logging and warning calls, decorators, imports and `if TYPE_CHECKING:` blocks are never
 mutated, nor is any site on a line ending in `# pragma: no mutate`. In measurements of peer
 tools half of all survivors sat in such places, which no test can or should kill.
@@ -57,9 +57,29 @@ def _is_logging_call(node: cst.Call) -> bool:
     )
 
 
+_TYPE_NAMES = {"None", "str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set",
+               "frozenset", "object", "type", "complex"}
+
+
+def _is_type_union(node: cst.CSTNode) -> bool:
+    """`str | int | None` outside an annotation: a type alias or an isinstance() tuple."""
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr)):
+        return False
+    operands: list[cst.CSTNode] = []
+    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        operands.append(node.right)
+        node = node.left
+    operands.append(node)
+    return any(isinstance(o, cst.Name) and o.value in _TYPE_NAMES for o in operands) and all(
+        isinstance(o, (cst.Name, cst.Attribute, cst.Subscript)) for o in operands
+    )
+
+
 def _is_noise(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Call):
         return _is_logging_call(node)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_type_union(node)
     if isinstance(node, cst.SimpleStatementLine):
         return _is_docstring(node) or (
             len(node.body) == 1

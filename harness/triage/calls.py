@@ -23,11 +23,30 @@ class Result:
     ok: bool
     value: Any = None
     after: Any = None
-    error: str = ""
+    exception: str = ""  # type name
+    message: str = ""  # first lines of str(exception)
+    hung: bool = False
+    deliberate: bool = False  # raised by a `raise` in the code under triage: a refusal, a behaviour
+
+    @property
+    def valid(self) -> bool:
+        """The original either returned or refused the input on purpose: a fair test input."""
+        return self.ok or self.deliberate
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"returns {short(self.value)}"
+        if self.hung:
+            return "runs over its time limit"
+        return f"raises {self.exception}: {short(self.message, 160)}"
 
 
-def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: float = CALL_SECONDS) -> Result:
-    """Call on deep copies of the arguments, under an alarm; never raises."""
+def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: float = CALL_SECONDS,
+         files: frozenset[str] = frozenset()) -> Result:
+    """Call on deep copies of the arguments, under an alarm; never raises.
+
+    An exception whose innermost frame is in `files` was raised on purpose by that code.
+    """
 
     def alarm(signum: int, frame: Any) -> None:
         raise _Hung
@@ -35,27 +54,52 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: 
     try:
         args, kwargs = copy.deepcopy((args, kwargs))
     except Exception as error:  # noqa: BLE001 - an argument that cannot be copied
-        return Result(ok=False, error=f"cannot copy the arguments: {type(error).__name__}")
+        return Result(ok=False, exception=type(error).__name__, message="the arguments cannot be copied")
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         value = function(*args, **kwargs)
         return Result(ok=True, value=value, after=(args, kwargs))
     except _Hung:
-        return Result(ok=False, error=f"runs over {seconds:g} s")
+        return Result(ok=False, hung=True)
     except BaseException as error:  # noqa: BLE001 - the mutant's exception is a behaviour
-        return Result(ok=False, error=f"{type(error).__name__}: {short(str(error), 120)}")
+        return Result(ok=False, exception=type(error).__name__, message=_message(error),
+                      deliberate=isinstance(error, Exception) and _innermost(error) in files)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
+def _message(error: BaseException) -> str:
+    try:
+        return "\n".join(str(error).strip().splitlines()[:3])[:400]
+    except Exception:  # noqa: BLE001 - a mutant can break __str__ too
+        return ""
+
+
+def _innermost(error: BaseException) -> str:
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename if tb is not None else ""
+
+
 def difference(original: Result, mutant: Result) -> str | None:
-    """How the mutant's behaviour differs from a successful original call, or None."""
-    if not mutant.ok:
-        return f"raises {mutant.error}" if "runs over" not in mutant.error else mutant.error
-    if not same(original.value, mutant.value):
-        return "returns a different value"
-    if not same(original.after, mutant.after):
-        return "leaves its arguments in a different state"
+    """How the mutant's behaviour differs from the original's on a valid input, or None."""
+    if original.ok:
+        if not mutant.ok:
+            return "hangs" if mutant.hung else "raises"
+        if not same(original.value, mutant.value):
+            return "returns a different value"
+        if not same(original.after, mutant.after):
+            return "leaves its arguments in a different state"
+        return None
+    if not original.deliberate:
+        return None
+    if mutant.ok:
+        return "returns instead of refusing the input"
+    if mutant.hung:
+        return "hangs"
+    if (mutant.exception, mutant.message) != (original.exception, original.message):
+        return "refuses the input with another error"
     return None

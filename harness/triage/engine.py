@@ -34,7 +34,7 @@ CHECK_SECONDS = 10.0
 class TriageOptions:
     """Budgets per survivor: the search time and examples, and the recording's memory."""
 
-    search_seconds: float = 3.0
+    search_seconds: float = 5.0
     max_examples: int = 1000
     recording: Budget = field(default_factory=Budget)
 

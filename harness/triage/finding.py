@@ -25,9 +25,9 @@ class Finding:
     mutant_id: str
     classification: Classification
     call: str = ""  # the distinguishing call, as a reader would type it
-    expected: str = ""  # the original's result
-    actual: str = ""  # the mutant's result, or the exception it raised
-    why: str = ""  # "returns a different value", "raises ...", ...
+    expected: str = ""  # what the original does: "returns [3, 6]", "raises ValueError: ..."
+    actual: str = ""  # what the mutant does, in the same words
+    why: str = ""  # the kind of difference: "returns a different value", "raises", "hangs", ...
     test: str = ""  # the test that made the call (unasserted only)
     tried: str = ""  # what was replayed and searched
     suggested_test: str = ""
@@ -40,11 +40,7 @@ class Finding:
         if not self.call:
             return self.tried or self.note
         made_by = f" (called by {self.test})" if self.test else ""
-        return f"{self.call}{made_by}: expected {self.expected}, the mutant {self._got()}"
-
-    def _got(self) -> str:
-        return f"gives {self.actual}" if self.why == "returns a different value" else (
-            f"{self.why} ({self.actual})" if self.why.startswith("leaves") else self.why)
+        return f"{self.call}{made_by}: the original {self.expected}, the mutant {self.actual}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -70,8 +66,8 @@ def describe(finding: Finding) -> str:
         lines.append(f"  call:     {finding.call}")
         if finding.test:
             lines.append(f"  made by:  {finding.test}")
-        lines.append(f"  expected: {finding.expected}")
-        lines.append(f"  mutant:   {finding._got()}")
+        lines.append(f"  original: {finding.expected}")
+        lines.append(f"  mutant:   {finding.actual}")
     if finding.tried:
         lines.append(f"  tried:    {finding.tried}")
     if finding.note:

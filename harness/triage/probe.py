@@ -22,11 +22,14 @@ from harness.triage.search import Entry, entries, search
 from harness.triage.suggest import suggested_test
 from harness.triage.values import NotLiteral, same, short
 
+RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
+
 class Toggle:
     """Switches every live function of the survivor between its original and its mutated code."""
 
     def __init__(self, index: FunctionIndex, patches: tuple[Patch, ...]) -> None:
         self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
+        self.files = frozenset(patch.path for patch in patches)
         for patch in patches:
             if patch.function is None:
                 raise NeedsFreshImport("the site runs at import time")
@@ -52,9 +55,9 @@ class Toggle:
 
     def both(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Result, Result]:
         self.original()
-        first = call(function, args, kwargs)
+        first = call(function, args, kwargs, files=self.files)
         self.mutant()
-        second = call(function, args, kwargs)
+        second = call(function, args, kwargs, files=self.files)
         self.original()
         return first, second
 
@@ -82,8 +85,8 @@ def probe(task: dict[str, Any], toggle: Toggle) -> dict[str, Any]:
     candidates = entries(task["module"], task["function"], own, [(a, k) for _, a, k, _ in recorded])
     outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
                      seconds=task["search_seconds"], max_examples=task["max_examples"])
-    tried = (f"replayed {len(recorded)} recorded call(s); searched {outcome.valid} valid of {outcome.drawn} "
-             f"drawn input(s) from {', '.join(outcome.sources) or 'no strategy'} in {outcome.seconds:.1f} s")
+    tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
+             f"in {outcome.seconds:.1f} s from: {'; '.join(outcome.sources) or 'no strategy applies'}")
     if outcome.witness is None:
         return {"classification": "possibly equivalent", "tried": tried, "seconds": time.monotonic() - started}
     entry, args, kwargs, first, second, why = outcome.witness
@@ -95,7 +98,7 @@ def replay(task: dict[str, Any], toggle: Toggle, recorded: list[tuple[str, Any, 
     """The first recorded call on which the mutant differs, as an `unasserted` finding."""
     for test, args, kwargs, expected in recorded:
         first, second = toggle.both(toggle.function, args, kwargs)
-        if not first.ok or not same(first.value, expected):
+        if not _reproduces(first, expected):
             continue  # the original does not reproduce its recorded result: not a fair witness
         why = difference(first, second)
         if why is not None:
@@ -104,10 +107,17 @@ def replay(task: dict[str, Any], toggle: Toggle, recorded: list[tuple[str, Any, 
     return None
 
 
+def _reproduces(first: Result, expected: Any) -> bool:
+    if expected is RAISED:
+        return first.deliberate
+    return first.ok and same(first.value, expected)
+
+
 def _unpickled(recorded: dict[str, str]) -> tuple[str, Any, Any, Any] | None:
     try:
         args, kwargs = pickle.loads(base64.b64decode(recorded["args"]))
-        return recorded["test"], tuple(args), dict(kwargs), pickle.loads(base64.b64decode(recorded["result"]))
+        result = pickle.loads(base64.b64decode(recorded["result"])) if recorded["result"] else RAISED
+        return recorded["test"], tuple(args), dict(kwargs), result
     except Exception:  # noqa: BLE001 - e.g. a class defined in a test module
         return None
 
@@ -117,12 +127,13 @@ def _finding(kind: str, task: dict[str, Any], callee: str, module: str, args: tu
     shown = [short(a, 160) for a in args] + [f"{k}={short(v, 160)}" for k, v in kwargs.items()]
     finding = {
         "classification": kind, "callee": callee, "module": module,
-        "call": f"{callee}({', '.join(shown)})", "expected": short(first.value),
-        "actual": short(second.value) if second.ok else second.error, "why": why,
+        "call": f"{callee}({', '.join(shown)})", "expected": first.describe(),
+        "actual": second.describe(), "why": why,
     }
     try:
         finding["suggested_test"] = suggested_test(
             module=module, callee=callee, args=args, kwargs=kwargs, expected=first.value,
+            raises=None if first.ok else (first.exception, first.message),
             mutant_id=task["mutant_id"], operator=task["operator"])
     except NotLiteral as error:
         finding["not_written"] = f"the witness has no source form: {error}"
@@ -139,4 +150,4 @@ def check(task: dict[str, Any], index: FunctionIndex, patches: tuple[Patch, ...]
     except BaseException as error:  # noqa: BLE001
         return {"passed": False, "error": f"the test does not load: {type(error).__name__}: {error}"}
     result = call(namespace[task["name"]], (), {}, seconds=task.get("seconds", 10.0))
-    return {"passed": result.ok, "error": result.error}
+    return {"passed": result.ok, "error": "" if result.ok else result.describe()}

@@ -7,7 +7,7 @@ functions are watched, and `baseline.py` stays untouched.
 
 The suite is untrusted, so it runs in its own memory-capped interpreter (`python -m
 harness.triage.recording`) under a time limit. Arguments are pickled when the call starts (the
-function may mutate them), results when it returns normally; calls that raise are skipped. The
+function may mutate them), results when it returns; a call that raised is kept as such. The
 parent never unpickles anything: blobs travel as base64 text to the forked children that replay
 them, so code smuggled into a pickle runs only where the mutant's code runs anyway.
 """
@@ -43,7 +43,8 @@ _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENE
 class Budget:
     """How much of the suite's calls to keep: the memory budget of the recording."""
 
-    calls_per_function: int = 25
+    calls_per_function: int = 60
+    calls_per_test: int = 4  # per function: spread the kept calls over the whole suite
     bytes_per_call: int = 256 * 1024  # pickled arguments plus result
     total_bytes: int = 32 * 2**20
     seconds: float = 300.0  # the whole recording pass
@@ -51,7 +52,10 @@ class Budget:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordedCall:
-    """One call a test made: pickled `(args, kwargs)` and result, base64, opaque to the parent."""
+    """One call a test made: pickled `(args, kwargs)` and result, base64, opaque to the parent.
+
+    `result` is "" when the call raised (the replay then expects the original to refuse again).
+    """
 
     test: str
     args: str
@@ -121,12 +125,17 @@ class CallRecorder:
     def _hook(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
             key = self.codes.get(frame.f_code)
-            if key is not None and len(self.calls[key]) < self.budget.calls_per_function:
+            if key is not None and self._wanted(key):
                 self._start(frame, key)
         elif event == "return" and id(frame) in self._pending:
             key, args = self._pending.pop(id(frame))
-            if frame.f_code.co_code[frame.f_lasti] == _RETURN_VALUE:  # not unwinding an exception
-                self._finish(key, args, arg)
+            # Not at a RETURN_VALUE: the frame is unwinding an exception, and `arg` is None.
+            self._finish(key, args, arg, raised=frame.f_code.co_code[frame.f_lasti] != _RETURN_VALUE)
+
+    def _wanted(self, key: str) -> bool:
+        calls = self.calls[key]
+        return len(calls) < self.budget.calls_per_function and sum(
+            c["test"] == self._test for c in calls[-self.budget.calls_per_test:]) < self.budget.calls_per_test
 
     def _start(self, frame: FrameType, key: str) -> None:
         try:
@@ -136,9 +145,9 @@ class CallRecorder:
         if len(blob) <= self.budget.bytes_per_call:
             self._pending[id(frame)] = (key, blob)
 
-    def _finish(self, key: str, args: bytes, value: Any) -> None:
+    def _finish(self, key: str, args: bytes, value: Any, raised: bool) -> None:
         try:
-            result = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            result = b"" if raised else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001
             return
         size = len(args) + len(result)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import math
 import time
 import typing
 from collections.abc import Callable, Sequence
@@ -30,7 +31,8 @@ from hypothesis.extra import numpy as hnp
 from harness.triage.calls import difference
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
-_RECORDED_SEEDS = 5  # recorded calls used as starting points
+_RECORDED_SEEDS = 8  # recorded calls used as starting points
+_NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,17 +59,34 @@ class _OutOfTime(Exception):
     """The search budget is spent; the best witness seen so far stands."""
 
 
-def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) -> list[Entry]:
-    """Every way to reach the survivor, most specific first."""
-    problem = _problem_entries(module, function)
+def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) -> list[list[Entry]]:
+    """Ways to reach the survivor, in stages: its own function first, then the problem's others."""
+    problem = _problem_entries(module)
+    exact = [e for e in problem if e.callee == function]
     seeded = [Entry(callee=own.callee, module=own.module, function=own.function,
-                    strategy=st.one_of(*[_call_like(a, k) for a, k in recorded[:_RECORDED_SEEDS]]),
+                    strategy=st.one_of(*[_call_like(a, k) for a, k in _diverse(recorded)]),
                     source="the suite's recorded arguments, perturbed")] if recorded else []
     hinted = [] if problem or seeded else _hinted(own)
-    return problem + seeded + hinted
+    stages = [exact + seeded + hinted, [e for e in problem if e.callee != function]]
+    return [stage for stage in stages if stage]
 
 
-def _problem_entries(module: str, function: str) -> list[Entry]:
+def _diverse(recorded: Sequence[Call]) -> list[Call]:
+    """Up to _RECORDED_SEEDS calls: one per type-and-shape signature first, then the others."""
+    chosen: dict[Any, Call] = {}
+    for args, kwargs in recorded:
+        signature = (tuple(map(_kind, args)), tuple((k, _kind(v)) for k, v in kwargs.items()))
+        chosen.setdefault(signature, (args, kwargs))
+    distinct = list(chosen.values())
+    rest = [c for c in recorded if not any(c is d for d in distinct)]
+    return (distinct + rest)[:_RECORDED_SEEDS]
+
+
+def _kind(value: Any) -> Any:
+    return type(value).__name__, getattr(value, "ndim", None), getattr(value, "dtype", None)
+
+
+def _problem_entries(module: str) -> list[Entry]:
     parts = module.split(".")
     for depth in range(len(parts) - 1, 0, -1):
         package = ".".join(parts[:depth])
@@ -82,7 +101,7 @@ def _problem_entries(module: str, function: str) -> list[Entry]:
             if target is not None:
                 found.append(Entry(callee=key, module=package, function=target, strategy=strategy,
                                    source=f"{package}.strategies"))
-        return sorted(found, key=lambda e: (e.callee != function, not function.startswith(e.callee)))
+        return found
     return []
 
 
@@ -96,31 +115,41 @@ def _resolve(package: str, key: str) -> Any:
 
 
 def _call_like(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return st.tuples(st.tuples(*[like(a) for a in args]),
-                     st.fixed_dictionaries({k: like(v) for k, v in kwargs.items()}))
+    """Calls like this one: first with every length kept (values vary), then lengths vary too."""
+    return st.one_of(*[
+        st.tuples(st.tuples(*[like(a, keep) for a in args]),
+                  st.fixed_dictionaries({k: like(v, keep) for k, v in kwargs.items()}))
+        for keep in (True, False)
+    ])
 
 
-def like(value: Any) -> Any:
-    """A strategy of values of the same type and shape as `value`, near it; `value` itself first."""
+def like(value: Any, keep_shape: bool = False) -> Any:
+    """A strategy of values of the same type as `value`, near it; `value` itself first."""
     if isinstance(value, bool | np.bool_):
         return st.booleans()
     if isinstance(value, int | np.integer) and not isinstance(value, bool):
         return st.just(value) | st.integers(int(value) - 3, int(value) + 3)
     if isinstance(value, float | np.floating):
         scale = abs(float(value)) * 2 + 1
-        return st.just(value) | st.floats(-scale, scale, allow_nan=False)
+        return st.just(value) | st.floats(-scale, scale, allow_nan=False) | _NON_FINITE
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and 1 <= value.ndim <= 2 and value.size:
-        return st.just(value) | _array_like(value)
+        varied = _array_like(value, keep_shape)
+        return st.just(value) | varied if keep_shape else varied
     if isinstance(value, list) and value and all(isinstance(v, int | float) for v in value):
-        elements = st.one_of(*[like(v) for v in value[:5]])
-        return st.just(value) | st.lists(elements, min_size=max(1, len(value) - 2), max_size=len(value) + 2)
+        # One float makes it a list of floats: [2, 1, 0.5] may hold 2.5 or inf as well.
+        floats = any(isinstance(v, float) for v in value)
+        elements = st.one_of(*[like(float(v) if floats else v) for v in value[:5]])
+        low, high = (len(value), len(value)) if keep_shape else (0, len(value) + 2)
+        return st.just(value) | st.lists(elements, min_size=low, max_size=high)
     if isinstance(value, tuple):
-        return st.tuples(*[like(v) for v in value])
+        return st.tuples(*[like(v, keep_shape) for v in value])
     return st.just(value)
 
 
-def _array_like(value: np.ndarray) -> Any:
-    rows = st.integers(max(1, value.shape[0] - 2), value.shape[0] + 2)
+def _array_like(value: np.ndarray, keep_shape: bool) -> Any:
+    # One and zero rows first: squeezes, ravels and empty inputs break at those sizes.
+    rows = st.just(value.shape[0]) if keep_shape else (
+        st.sampled_from([1, 0]) | st.integers(0, value.shape[0] + 2))
     shape = rows if value.ndim == 1 else rows.map(lambda n: (n, value.shape[1]))
     low, high = float(value.min()), float(value.max())
     if value.dtype.kind == "b":
@@ -129,7 +158,7 @@ def _array_like(value: np.ndarray) -> Any:
         elements = st.integers(max(int(low) - 2, 0 if value.dtype.kind == "u" else int(low) - 2), int(high) + 2)
     else:
         pool = sorted(set(value.ravel().tolist()))[:8]
-        elements = st.sampled_from(pool) | st.floats(low - 1, high + 1, allow_nan=False, width=64)
+        elements = st.sampled_from(pool) | st.floats(low - 1, high + 1, allow_nan=False, width=64) | _NON_FINITE
     return hnp.arrays(value.dtype, shape, elements=elements)
 
 
@@ -154,11 +183,25 @@ def _hinted(own: Entry) -> list[Entry]:
 Compare = Callable[[Entry, tuple[Any, ...], dict[str, Any]], tuple[Any, Any]]
 
 
-def search(candidates: list[Entry], both: Compare, *, seconds: float, max_examples: int) -> SearchOutcome:
-    """Find the smallest input where `both` (original, mutant) differ, within `seconds`."""
-    outcome = SearchOutcome(sources=list(dict.fromkeys(e.source for e in candidates)))
-    if not candidates:
-        return outcome
+def search(stages: list[list[Entry]], both: Compare, *, seconds: float, max_examples: int) -> SearchOutcome:
+    """Find the smallest input where `both` (original, mutant) differ, within `seconds`.
+
+    Each stage gets an equal share of the time left; a later stage runs only if the earlier
+    ones found nothing.
+    """
+    outcome = SearchOutcome(sources=list(dict.fromkeys(e.source for stage in stages for e in stage)))
+    started = time.monotonic()
+    for position, stage in enumerate(stages):
+        left = seconds - (time.monotonic() - started)
+        _stage(stage, both, outcome, left / (len(stages) - position), max_examples)
+        if outcome.witness is not None:
+            break
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def _stage(candidates: list[Entry], both: Compare, outcome: SearchOutcome, seconds: float,
+           max_examples: int) -> None:
     strategy = st.one_of(*[st.tuples(st.just(n), e.strategy) for n, e in enumerate(candidates)])
     started = time.monotonic()
 
@@ -168,8 +211,8 @@ def search(candidates: list[Entry], both: Compare, *, seconds: float, max_exampl
         number, (args, kwargs) = drawn
         outcome.drawn += 1
         first, second = both(candidates[number], tuple(args), dict(kwargs))
-        if not first.ok:
-            return False  # the original refuses this input: not a valid one
+        if not first.valid:
+            return False  # the original fails on it by accident (not a `raise` of its own)
         outcome.valid += 1
         why = difference(first, second)
         if why is None:
@@ -183,5 +226,5 @@ def search(candidates: list[Entry], both: Compare, *, seconds: float, max_exampl
         find(strategy, distinguishes, settings=config)
     except (NoSuchExample, Unsatisfiable, _OutOfTime):
         pass
-    outcome.seconds = time.monotonic() - started
-    return outcome
+    except Exception:  # noqa: BLE001 - e.g. hypothesis's FlakyFailure when time ran out while
+        pass  # replaying: the witness recorded above was checked by our own two calls

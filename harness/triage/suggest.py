@@ -7,6 +7,7 @@ mutant before anyone sees it. A witness with no faithful source form gets no sug
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Any
 
@@ -26,23 +27,42 @@ def test_name(callee: str, mutant_id: str) -> str:
 
 
 def suggested_test(*, module: str, callee: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                   expected: Any, mutant_id: str, operator: str) -> str:
-    """Source of a pytest test module; raises NotLiteral when the witness cannot be written."""
-    head, _, tail = callee.partition(".")
+                   expected: Any, mutant_id: str, operator: str,
+                   raises: tuple[str, str] | None = None) -> str:
+    """Source of a pytest test module; raises NotLiteral when the witness cannot be written.
+
+    `raises` is the (exception type, message) with which the original refuses the input.
+    """
+    head = callee.partition(".")[0]
     arguments = [literal(value) for value in args]
     arguments += [f"{name}={literal(value)}" for name, value in kwargs.items()]
     name = test_name(callee, mutant_id)
-    body = [
-        f"    result = {callee}({', '.join(arguments)})",
-        f"    expected = {literal(expected)}",
-        *assertions("result", "expected", expected),
-    ]
-    doc = (f'    """{callee} must return the correct result on this input; '
-           f'mutant {mutant_id} ({operator}) does not."""')
+    invocation = f"{callee}({', '.join(arguments)})"
+    if raises is None:
+        body = [f"    result = {invocation}", f"    expected = {literal(expected)}",
+                *assertions("result", "expected", expected)]
+        promise = "return the correct result on this input"
+    else:
+        body = [f"    with pytest.raises({_exception(raises[0])}, match={_pattern(raises[1])}):",
+                f"        {invocation}"]
+        promise = f"refuse this input with a {raises[0]}"
+    doc = f'    """{callee} must {promise}; mutant {mutant_id} ({operator}) does not."""'
     code = "\n".join([f"def {name}():", doc, *body]) + "\n"
     imports = [line for alias, line in _MODULES.items() if re.search(rf"\b{alias}\.", code)]
     header = "\n".join(imports) + ("\n\n" if imports else "") + f"from {module} import {head}\n"
     return f"{header}\n\n{code}"
+
+
+def _exception(name: str) -> str:
+    if not isinstance(getattr(builtins, name, None), type) or not issubclass(getattr(builtins, name), Exception):
+        raise NotLiteral(f"{name} is not a built-in exception")
+    return name
+
+
+def _pattern(message: str) -> str:
+    """A `match=` pattern for the message's first line (re.search: a prefix is enough)."""
+    first = message.splitlines()[0][:120] if message else ""
+    return repr(re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", first))
 
 
 def assertions(got: str, want: str, expected: Any, depth: int = 0) -> list[str]:

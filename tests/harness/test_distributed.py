@@ -6,6 +6,8 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -33,8 +35,65 @@ def _on(client):
     return lambda setup, options: DaskExecutor(setup, client=client)
 
 
-def _executing(dask_worker) -> int:
-    return len(dask_worker.state.executing)
+def _pid_if_busy(dask_worker) -> int | None:
+    return os.getpid() if dask_worker.state.executing else None
+
+
+def _kill_a_busy_worker(client) -> int | None:
+    """SIGKILL one Dask worker process that is running a task; its pid, or None if none is."""
+    pids = [pid for pid in client.run(_pid_if_busy, on_error="ignore").values() if pid]
+    if pids:
+        os.kill(pids[0], signal.SIGKILL)
+    return pids[0] if pids else None
+
+
+class KillDuringControl:
+    """Wraps the Dask executor and kills the worker that runs the control, while it runs it:
+    a task pinned to that worker would wait forever for a worker that comes back renamed."""
+
+    def __init__(self, inner: DaskExecutor, killed: list[int]) -> None:
+        self.inner = inner
+        self.killed = killed
+
+    def __enter__(self) -> KillDuringControl:
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.inner.__exit__(*exc)
+
+    def control(self, tests, timeout: float) -> None:
+        finished = threading.Event()
+
+        def killer() -> None:
+            while not self.killed and not finished.wait(0.02):
+                pid = _kill_a_busy_worker(self.inner._client)
+                if pid:
+                    self.killed.append(pid)
+
+        thread = threading.Thread(target=killer)
+        thread.start()
+        try:
+            self.inner.control(tests, timeout)
+        finally:
+            finished.set()
+            thread.join()
+
+    def run(self, jobs, on_verdict) -> None:
+        self.inner.run(jobs, on_verdict)
+
+
+def _harness_workers(root: Path) -> list[int]:
+    """Pids of live `python -m harness.worker` processes (and their forks) serving `root`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            serving = os.readlink(proc / "cwd") == str(root.resolve())
+            if serving and b"harness.worker" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except (OSError, ValueError):  # gone meanwhile, or not a process
+            continue
+    return pids
 
 
 def _outcome_count(store: Path) -> int:
@@ -52,33 +111,36 @@ def test_dask_verdicts_equal_local_verdicts(project: Path, cluster) -> None:
         remote = by_source(harness.run(resolve(project), mutators=TOY_MUTATORS, executor_factory=_on(cluster)))
     assert remote == local
     assert len({task["worker"] for task in stream.data}) == 2
+    assert _harness_workers(project) == []  # the run's end stopped the pools on the workers
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_batch_loses_nothing(project: Path, cluster) -> None:
-    """SIGKILL a Dask worker while it runs a batch: the batch reruns elsewhere, and every mutant
-    gets its one right verdict, stored in SQLite before it is reported."""
-    pids = cluster.run(os.getpid)
+def test_workers_killed_mid_run_lose_nothing(project: Path, cluster) -> None:
+    """SIGKILL the worker running the control, then one running a batch: their work reruns
+    elsewhere, and every mutant gets its one right verdict, stored in SQLite before it is reported."""
     store = project / ".bugsmith" / "bugsmith.sqlite"
-    killed: list[str] = []
+    killed: list[int] = []
     reported: list[tuple[int, int]] = []
 
     def on_progress(event) -> None:
         reported.append((event.done, _outcome_count(store)))
-        if not killed:
-            busy = [address for address, running in cluster.run(_executing).items() if running]
-            if busy:
-                os.kill(pids[busy[0]], signal.SIGKILL)
-                killed.append(busy[0])
+        if len(killed) == 1 and (pid := _kill_a_busy_worker(cluster)):
+            killed.append(pid)
 
-    result = harness.run(resolve(project, timeout_factor=2.0), mutators=TOY_MUTATORS,
-                         executor_factory=_on(cluster), progress=on_progress)
+    result = harness.run(
+        resolve(project, timeout_factor=2.0), mutators=TOY_MUTATORS, progress=on_progress,
+        executor_factory=lambda setup, options: KillDuringControl(DaskExecutor(setup, client=cluster), killed),
+    )
     ids = [outcome.mutant_id for outcome in result.outcomes]
-    assert killed, "no batch was running when verdicts came back"
+    assert len(killed) == 2, "a kill found no task running"
     assert len(ids) == len(set(ids)) == len(result.mutants)
     assert by_source(result) == EXPECTED
     first = reported[0][0]
     assert reported == [(done, done) for done in range(first, len(result.mutants) + 1)]
+    deadline = time.monotonic() + 30  # the killed workers' orphans end at their job's time limit
+    while _harness_workers(project) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _harness_workers(project) == []
 
 
 def test_without_dask_the_executor_says_how_to_install(project: Path, monkeypatch, capsys) -> None:

@@ -216,8 +216,8 @@ def test_the_best_candidate_split_is_kept(kind: type[Forest], y: np.ndarray, use
 @pytest.mark.parametrize(
     ("n_features", "max_features", "drawn"),
     [
-        (4, None, 4), (4, 1.0, 4), (4, 3, 3), (4, "sqrt", 2), (8, "sqrt", 2), (2, "sqrt", 1),
-        (8, "log2", 3), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
+        (4, None, 4), (4, 1.0, 4), (4, 3, 3), (4, "sqrt", 2), (8, "sqrt", 2), (3, "sqrt", 1),
+        (8, "log2", 3), (3, "log2", 1), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
     ],
 )
 def test_max_features_sets_how_many_features_a_node_draws(n_features: int, max_features: Any, drawn: int) -> None:
@@ -228,6 +228,18 @@ def test_max_features_sets_how_many_features_a_node_draws(n_features: int, max_f
     forest.fit(X, np.arange(6.0))
     share = np.mean([len(tree.feature) > 1 for tree in forest.estimators_])
     assert abs(share - drawn / n_features) < 0.06, f"root split in {share:.3f} of the trees"
+
+
+@pytest.mark.parametrize(("max_features", "near_middle"), [(1, 0.5), (2, 0.75), (3, 0.875)])
+def test_the_root_keeps_the_best_of_independent_thresholds(max_features: int, near_middle: float) -> None:
+    """Three copies of x, y = x: the best of k independent thresholds is the one nearest the
+    middle, so it lies in the middle half of the range with probability 1 - 0.5**k."""
+    x = np.arange(20.0)
+    forest = ExtraTreesRegressor(n_estimators=200, max_features=max_features, max_depth=1, random_state=0)
+    forest.fit(np.column_stack([x, x, x]), x)
+    positions = np.array([tree.threshold[0] for tree in forest.estimators_]) / 19.0
+    share = np.mean(np.abs(positions - 0.5) < 0.25)
+    assert abs(share - near_middle) < 0.07, f"{share:.3f} of the roots in the middle half"
 
 
 def test_thresholds_are_uniform_over_the_node_range() -> None:
@@ -266,7 +278,8 @@ def test_max_depth_is_reached_and_not_passed() -> None:
     assert depths == [3] * 5, f"deepest leaf per tree: {depths}"
 
 
-ONES = np.ones((4, 2))
+# Varying columns and targets, so that a broken check cannot stall the fit on a constant node.
+SMALL_X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
 TARGETS = np.arange(4.0)
 
 
@@ -283,7 +296,7 @@ TARGETS = np.arange(4.0)
 def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
     """Out-of-range or mistyped hyperparameters raise ValueError (X has 2 features here)."""
     with pytest.raises(ValueError):
-        kind(**params).fit(ONES, TARGETS)
+        kind(**params).fit(SMALL_X, TARGETS)
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
@@ -296,7 +309,8 @@ def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, A
 )
 def test_fit_accepts_the_boundary_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
     """The smallest allowed values (and the largest max_features) fit without complaint."""
-    assert len(kind(**params).fit(ONES, TARGETS).estimators_) == params.get("n_estimators", 100)
+    forest = kind(**{"n_estimators": 2, **params}).fit(SMALL_X, TARGETS)
+    assert len(forest.estimators_) == params.get("n_estimators", 2)
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
@@ -314,7 +328,7 @@ def test_fit_and_predict_reject_bad_x(kind: type[Forest], X: Any) -> None:
     """X must be a non-empty 2-D array of finite numbers, at fit and at predict time."""
     with pytest.raises(ValueError):
         kind(n_estimators=1).fit(X, TARGETS)
-    fitted_model = kind(n_estimators=1).fit(ONES, TARGETS)
+    fitted_model = kind(n_estimators=1).fit(SMALL_X, TARGETS)
     with pytest.raises(ValueError):
         fitted_model.predict(X)
 
@@ -324,22 +338,22 @@ def test_fit_and_predict_reject_bad_x(kind: type[Forest], X: Any) -> None:
 def test_fit_rejects_y_of_another_shape_or_length(kind: type[Forest], y: Any) -> None:
     """y must be (n,) or (n, 1) for the n rows of X."""
     with pytest.raises(ValueError):
-        kind(n_estimators=1).fit(ONES, y)
+        kind(n_estimators=1).fit(SMALL_X, y)
 
 
 @pytest.mark.parametrize("y", [[0.0, np.nan, 1.0, 2.0], [0.0, 1.0, np.inf, 2.0], [0.0, 1.0, 2.0, None]])
 def test_regressor_rejects_non_finite_targets(y: list[Any]) -> None:
     """A regression target must be a finite number."""
     with pytest.raises(ValueError):
-        ExtraTreesRegressor(n_estimators=1).fit(ONES, y)
+        ExtraTreesRegressor(n_estimators=1).fit(SMALL_X, y)
 
 
 def test_unfitted_forest_refuses_every_prediction() -> None:
     """predict_proba, like predict, needs fit first."""
     with pytest.raises(NotFittedError):
-        ExtraTreesClassifier().predict_proba(ONES)
+        ExtraTreesClassifier().predict_proba(SMALL_X)
     with pytest.raises(NotFittedError):
-        ExtraTreesRegressor().predict(ONES)
+        ExtraTreesRegressor().predict(SMALL_X)
 
 
 ORACLE_CASES = [

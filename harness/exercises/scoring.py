@@ -1,0 +1,101 @@
+"""`bugsmith score`: the mutation score of a candidate's tests against a reference problem.
+
+The candidate's tests are outside the corpus, so they run in a throwaway project: the problem's
+code, the suites' hypothesis profile, their tests under `tests/`, and a `[tool.bugsmith]`
+table. The run's baseline proves their tests pass on the reference before any mutant runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import config
+from harness.exercises.layout import CONFTEST, PACKAGE_INIT, code_files
+from harness.exercises.records import ExerciseError
+from harness.exercises.selection import problems_of
+from harness.outcome import Status, mutation_score
+
+_PYPROJECT = """\
+[tool.bugsmith]
+paths = ["reference"]
+tests = ["tests"]
+exclude = ["**/strategies.py"]
+"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Survivor:
+    mutant_id: str
+    operator: str
+    family: str
+    location: str  # file:line
+    diff: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SuiteScore:
+    """How many of a problem's mutants the candidate's tests detect, overall and per family."""
+
+    problem: str
+    score: float | None
+    tests: int
+    per_family: dict[str, tuple[int, int]]  # family -> (detected, counted)
+    survivors: tuple[Survivor, ...]
+    duration: float
+
+
+def score_tests(problem: str, tests: Path, *, root: Path | None = None, families: tuple[str, ...] = (),
+                jobs: int | None = None, progress: Callable | None = None) -> SuiteScore:
+    """Run the problem's mutants against `tests` (a file or folder of pytest tests)."""
+    import harness
+
+    root = (root or config.builtin_root()).resolve()
+    if problem not in problems_of(root):
+        raise ExerciseError(f"unknown problem {problem!r}; choose from {', '.join(problems_of(root))}")
+    if not tests.exists():
+        raise ExerciseError(f"no such file or directory: {tests}")
+    with tempfile.TemporaryDirectory(prefix="bugsmith-score-") as scratch:
+        project = Path(scratch)
+        _build_project(project, root, problem, tests)
+        options = config.resolve(project, families=families, jobs=jobs)
+        result = harness.run(options, progress=progress)
+    by_id = {m.id: m for m in result.mutants}
+    tallies: dict[str, list] = defaultdict(list)
+    survivors = []
+    for outcome in result.outcomes:
+        mutant = by_id[outcome.mutant_id]
+        tallies[mutant.family.value].append(outcome)
+        if outcome.status in (Status.SURVIVED, Status.NO_COVERAGE):
+            survivors.append(Survivor(mutant_id=mutant.id, operator=mutant.operator, family=mutant.family.value,
+                                      location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff))
+    per_family = {}
+    for family, outcomes in sorted(tallies.items()):
+        counted = [o for o in outcomes if o.status not in (Status.EQUIVALENT, Status.ERROR)]
+        per_family[family] = (sum(o.status in (Status.KILLED, Status.TIMEOUT) for o in counted), len(counted))
+    return SuiteScore(problem=problem, score=mutation_score(result.outcomes), tests=len(result.tests),
+                      per_family=per_family, survivors=tuple(sorted(survivors, key=lambda s: s.location)),
+                      duration=round(result.duration, 2))
+
+
+def _build_project(project: Path, root: Path, problem: str, tests: Path) -> None:
+    for path, text in code_files(root, problem).items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+    strategies = root / "reference" / problem / "strategies.py"
+    if strategies.is_file():  # candidates may reuse the corpus's input generators
+        shutil.copy(strategies, project / "reference" / problem / "strategies.py")
+    (project / "reference" / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
+    # At the root, so that the hypothesis profile applies to tests under tests/ too.
+    shutil.copy(root / CONFTEST, project / "conftest.py")
+    (project / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
+    target = project / "tests"
+    if tests.is_dir():
+        shutil.copytree(tests, target, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    else:
+        target.mkdir()
+        shutil.copy(tests, target / tests.name)

@@ -1,0 +1,278 @@
+"""Choose mutants for exercises and validate them like SWE-bench task instances.
+
+Per problem: enumerate its mutants, drop the unrealistic ones (import-time sites, large
+deletions), order the rest by family round-robin with a seeded shuffle, then validate in
+batches: first against the visible tests (cheap: a candidate needs a symptom), then against
+every test (FAIL_TO_PASS and PASS_TO_PASS). Silent bugs are taken first; loud ones only fill
+what silent ones cannot. Full runs are cached in the store, so a rebuild re-runs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness import config
+from harness.discovery import source_files
+from harness.evaluate import Evaluator, combined_source, test_results
+from harness.exercises.difficulty import difficulty, time_limit_minutes
+from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom, is_hidden_test
+from harness.outcome import Failure
+from harness.protocol import Verdict
+from harness.runner import _test_files
+from harness.store import Store
+from harness.verdict import PROCESS_EXITS, failure_kind
+from mutators import registry
+from mutators.engine import enumerate_mutants
+from mutators.mutant import Family, Mutant
+
+CACHE_KIND = "exercise-verdict"
+MAX_DELETED_LINES = 3
+MESSAGE_LINES = 8
+Progress = Callable[[str, int, int], None]  # problem, exercises found, exercises wanted
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """What a full run of one bug (or K bugs together) showed."""
+
+    mutants: tuple[Mutant, ...]
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+    symptoms: tuple[Symptom, ...]
+    silent: bool
+
+
+def problems_of(root: Path) -> list[str]:
+    """The problems of a corpus: folders of `reference/` that hold a `problem.md`."""
+    return sorted(p.parent.name for p in (root / "reference").glob("*/problem.md"))
+
+
+def eligible(mutant: Mutant) -> bool:
+    """A realistic exercise bug: runs inside a function, and is not a large deletion."""
+    if mutant.function is None:  # runs at import: loud before any test starts
+        return False
+    lines = mutant.diff.splitlines()
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    return removed - added <= MAX_DELETED_LINES
+
+
+def ordered(mutants: Sequence[Mutant], rng: random.Random) -> list[Mutant]:
+    """Family round-robin (domain families first), each family in a seeded random order."""
+    by_family: dict[Family, list[Mutant]] = defaultdict(list)
+    for mutant in sorted(mutants, key=lambda m: m.id):
+        by_family[mutant.family].append(mutant)
+    queues = [by_family[family] for family in Family if by_family[family]]
+    for queue in queues:
+        rng.shuffle(queue)
+    result: list[Mutant] = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                result.append(queue.pop(0))
+    return result
+
+
+def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs: int | None = None,
+                    progress: Progress | None = None) -> tuple[Exercise, ...]:
+    """Validated exercises as `options` ask, spread evenly over the problems; same seed, same result."""
+    root = (root or config.builtin_root()).resolve()
+    known = problems_of(root)
+    problems = list(options.problems) or known
+    unknown = [p for p in problems if p not in known]
+    if unknown:
+        raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
+    if options.count < 1 or options.bugs < 1:
+        raise ExerciseError("--count and --bugs must be at least 1")
+    mutators = registry.select(options.families)
+    quotas = {p: options.count // len(problems) + (i < options.count % len(problems))
+              for i, p in enumerate(problems)}
+    found: list[Exercise] = []
+    for problem in problems:
+        if quotas[problem]:
+            builder = _ProblemBuilder(root, problem, options, mutators, jobs, progress)
+            found.extend(builder.build(quotas[problem]))
+    if len(found) < options.count:
+        raise ExerciseError(
+            f"only {len(found)} of {options.count} exercises validate with these options"
+            " (fewer problems, families or bugs, or drop --silent-only)")
+    width = max(2, len(str(len(found))))
+    return tuple(replace(exercise, id=f"exercise-{i:0{width}d}") for i, exercise in enumerate(found, 1))
+
+
+class _ProblemBuilder:
+    """Builds one problem's exercises with one pool of workers."""
+
+    def __init__(self, root: Path, problem: str, options: ExerciseOptions, mutators, jobs, progress) -> None:
+        folder = f"reference/{problem}"
+        self.run_options = config.resolve(root, (folder,), tests=(folder,), jobs=jobs)
+        self.problem = problem
+        self.options = options
+        self.progress = progress
+        enumeration = enumerate_mutants(source_files(self.run_options), root=root, mutators=mutators)
+        candidates = [m for m in enumeration.mutants if eligible(m)]
+        self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem}"))
+
+    def build(self, quota: int) -> list[Exercise]:
+        with Evaluator(self.run_options) as ev:
+            self.ev = ev
+            self.all_tests = tuple(sorted(ev.tests))
+            self.visible = tuple(t for t in self.all_tests if not is_hidden_test(t))
+            store = Store.open(self.run_options.store_path)
+            try:
+                self.store = store
+                self.cache_salt = json.dumps([ev.sources, _test_files(self.run_options)], sort_keys=True)
+                singles_wanted = quota if self.options.bugs == 1 else quota * self.options.bugs * 2
+                singles = self._singles(singles_wanted, quota)
+                if self.options.bugs == 1:
+                    chosen = singles[:quota]
+                else:
+                    chosen = self._groups(singles, quota)
+            finally:
+                store.close()
+        return [self._exercise(evidence) for evidence in chosen]
+
+    def _report(self, found: int, quota: int) -> None:
+        if self.progress:
+            self.progress(self.problem, min(found, quota), quota)
+
+    def _singles(self, wanted: int, quota: int) -> list[Evidence]:
+        """Up to `wanted` validated single bugs, silent first; loud ones fill the rest."""
+        silent: list[Evidence] = []
+        loud_candidates: list[Mutant] = []
+        batch_size = max(8, 3 * wanted)
+        for start in range(0, len(self.candidates), batch_size):
+            batch = self.candidates[start:start + batch_size]
+            quiet, noisy = self._with_symptom(batch)
+            loud_candidates.extend(noisy)
+            for evidence in self._validate([[m] for m in quiet[:wanted - len(silent)]]):
+                if evidence.silent:
+                    silent.append(evidence)
+                else:  # silent on the visible tests, loud on a held-back one
+                    loud_candidates.append(evidence.mutants[0])
+            self._report(len(silent) // self.options.bugs, quota)
+            if len(silent) >= wanted:
+                return silent[:wanted]
+        if self.options.silent_only:
+            return silent
+        loud = self._validate([[m] for m in loud_candidates[:2 * (wanted - len(silent))]])
+        return silent + [e for e in loud if not e.silent][:wanted - len(silent)]
+
+    def _with_symptom(self, batch: Sequence[Mutant]) -> tuple[list[Mutant], list[Mutant]]:
+        """The mutants that fail a visible test, split by how they fail it (silent, loud)."""
+        verdicts = self.ev.run([self.ev.job(m.id, [m], tests=self.visible) for m in batch])
+        quiet, noisy = [], []
+        for mutant in batch:
+            verdict = verdicts.get(mutant.id)
+            failed = _failed(verdict) if verdict is not None else None
+            if failed:
+                kinds = {failure_kind(r) for r in failed.values()}
+                (quiet if kinds == {Failure.SILENT} else noisy).append(mutant)
+        return quiet, noisy
+
+    def _validate(self, groups: Sequence[Sequence[Mutant]]) -> list[Evidence]:
+        """Full runs (cached) of each group; only groups that fail a visible test survive."""
+        keys = {self._key(group): group for group in groups}
+        cached = self.store.extras(CACHE_KIND)
+        todo = [key for key in keys if key not in cached]
+        if todo:
+            verdicts = self.ev.run([self.ev.job(key, keys[key]) for key in todo])
+            for key in todo:
+                self.store.put_extra(CACHE_KIND, key, _portable(verdicts[key]))
+                cached[key] = _portable(verdicts[key])
+        found = []
+        for key, group in keys.items():
+            evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
+            if evidence is not None:
+                found.append(evidence)
+        return found
+
+    def _key(self, group: Sequence[Mutant]) -> str:
+        ids = sorted(m.id for m in group)
+        return hashlib.sha256(json.dumps([ids, self.cache_salt]).encode()).hexdigest()
+
+    def _evidence(self, group: Sequence[Mutant], verdict: Verdict) -> Evidence | None:
+        failed = _failed(verdict)
+        if not failed or not any(t in failed for t in self.visible):
+            return None
+        results = test_results(verdict)
+        passed = tuple(t for t in self.all_tests if results.get(t, {}).get("outcome") == "passed")
+        symptoms = tuple(
+            Symptom(test=t, exception=failed[t].get("exception") or "", message=_clean(failed[t].get("message", "")))
+            for t in self.visible if t in failed)
+        return Evidence(mutants=tuple(group), fail_to_pass=tuple(t for t in self.all_tests if t in failed),
+                        pass_to_pass=passed, symptoms=symptoms,
+                        silent=all(failure_kind(r) == Failure.SILENT for r in failed.values()))
+
+    def _groups(self, singles: Sequence[Evidence], quota: int) -> list[Evidence]:
+        """K validated bugs in K different functions, validated again together."""
+        pool = [e.mutants[0] for e in singles]
+        chosen: list[Evidence] = []
+        used: set[str] = set()
+        while len(chosen) < quota:
+            group: list[Mutant] = []
+            for mutant in pool:
+                if mutant.id not in used and all(mutant.function != g.function or mutant.file != g.file
+                                                 for g in group):
+                    group.append(mutant)
+                    if len(group) == self.options.bugs:
+                        break
+            if len(group) < self.options.bugs:
+                break
+            used.update(m.id for m in group)
+            validated = self._validate([group])
+            if validated and (validated[0].silent or not self.options.silent_only):
+                chosen.append(validated[0])
+            self._report(len(chosen), quota)
+        return chosen
+
+    def _exercise(self, evidence: Evidence) -> Exercise:
+        by_file: dict[str, list[Mutant]] = defaultdict(list)
+        for mutant in evidence.mutants:
+            by_file[mutant.file].append(mutant)
+        mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
+        score = difficulty(mutants, silent=evidence.silent, failing=len(evidence.fail_to_pass),
+                           total=len(self.all_tests), visible_failing=len(evidence.symptoms))
+        digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
+        return Exercise(
+            id="", instance_id=f"bugsmith__{self.problem}-{digest.hexdigest()[:10]}",
+            problem=self.problem, mutants=mutants,
+            buggy={f: combined_source(self.ev.sources[f], ms) for f, ms in sorted(by_file.items())},
+            reference={f: self.ev.sources[f] for f in sorted(by_file)},
+            fail_to_pass=evidence.fail_to_pass, pass_to_pass=evidence.pass_to_pass,
+            symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
+            time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
+        )
+
+
+def _failed(verdict: Verdict) -> dict[str, dict] | None:
+    """Failed tests by id; None when the run itself went wrong (timeout, crash, exit)."""
+    if verdict.timed_out or verdict.error or verdict.died or verdict.missing:
+        return None
+    failed = {r["id"]: r for r in verdict.results if r.get("outcome") == "failed"}
+    if any(r.get("exception") in PROCESS_EXITS for r in failed.values()):
+        return None
+    return failed
+
+
+def _portable(verdict: Verdict) -> dict:
+    """The facts of a verdict that decide an exercise (no timings, so a rebuild is identical)."""
+    results = [{k: v for k, v in r.items() if k != "duration"} for r in verdict.results]
+    return {"results": results, "missing": list(verdict.missing), "error": verdict.error,
+            "timed_out": verdict.timed_out, "died": verdict.died}
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+
+
+def _clean(message: str) -> str:
+    """The first lines of an assertion message, without memory addresses (they vary per run)."""
+    lines = _ADDRESS.sub("0x...", message).splitlines()[:MESSAGE_LINES]
+    return "\n".join(line.rstrip() for line in lines)

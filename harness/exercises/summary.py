@@ -1,0 +1,64 @@
+"""Plain-text summaries of exercises, grades and suite scores, for the CLI to print."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from harness.exercises.grading import Grade
+from harness.exercises.records import Exercise
+from harness.exercises.scoring import SuiteScore
+
+
+def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:
+    """Counts per family and problem, the share of silent bugs, the difficulty distribution."""
+    families = Counter(f for e in exercises for f in e.families)
+    scores = Counter(e.difficulty.score for e in exercises)
+    levels = Counter(e.difficulty.level for e in exercises)
+    return {
+        "exercises": len(exercises),
+        "per_problem": dict(sorted(Counter(e.problem for e in exercises).items())),
+        "per_family": dict(sorted(families.items())),
+        "silent_share": round(sum(e.silent for e in exercises) / len(exercises), 3) if exercises else None,
+        "difficulty": dict(sorted(scores.items())),
+        "levels": {level: levels.get(level, 0) for level in ("easy", "medium", "hard")},
+    }
+
+
+def exercises_text(exercises: Sequence[Exercise]) -> str:
+    lines = [f"{e.id}  {e.problem:<17} {', '.join(e.operators):<34} {'silent' if e.silent else 'loud  '} "
+             f"difficulty {e.difficulty.score:>2} ({e.difficulty.level})  failing {len(e.fail_to_pass)}"
+             for e in exercises]
+    stats = statistics(exercises)
+    lines.append(
+        f"{stats['exercises']} exercises; silent {100 * (stats['silent_share'] or 0):.0f}%; per family "
+        + ", ".join(f"{k} {v}" for k, v in stats["per_family"].items())
+        + "; difficulty " + ", ".join(f"{k}: {v}" for k, v in stats["levels"].items()))
+    return "\n".join(lines)
+
+
+def grade_text(grade: Grade) -> str:
+    lines = [f"{'hidden ' if t.hidden else 'visible'}  {t.outcome:<8} {t.id}"
+             + (f"\n    {t.message}" if t.message and t.outcome != "passed" else "") for t in grade.tests]
+    passed = sum(t.outcome == "passed" for t in grade.tests)
+    verdict = {"reference": "restores the reference code",
+               "different": "a different valid fix (every test passes, the code differs from the reference)",
+               "none": "not fixed: some tests fail"}[grade.fix]
+    lines.append(f"{grade.exercise_id}: {passed}/{len(grade.tests)} tests pass"
+                 + (" (timed out)" if grade.timed_out else "") + f"; {verdict}; diff {grade.diff_lines} lines;"
+                 f" {grade.duration:.1f} s")
+    if grade.detail:
+        lines.append(grade.detail)
+    return "\n".join(lines)
+
+
+def score_text(score: SuiteScore) -> str:
+    lines = [f"{score.problem}: {score.tests} tests; mutation score "
+             + (f"{score.score:.1f}%" if score.score is not None else "n/a")]
+    for family, (detected, counted) in score.per_family.items():
+        lines.append(f"  {family:<11} {detected}/{counted}")
+    if score.survivors:
+        lines.append(f"{len(score.survivors)} surviving mutants:")
+        lines.extend(f"  {s.mutant_id}  {s.location}  {s.operator}" for s in score.survivors)
+    return "\n".join(lines)

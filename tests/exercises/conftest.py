@@ -1,0 +1,28 @@
+"""One small pack, built once per session from the auc problem (the fastest suite)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.config import builtin_root
+from harness.exercises import ExerciseOptions, build_exercises
+from harness.exercises.pack import PackPaths, export
+
+OPTIONS = ExerciseOptions(problems=("auc",), count=2, seed=7)
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return builtin_root()
+
+
+@pytest.fixture(scope="session")
+def exercises(root):
+    return build_exercises(OPTIONS, root=root, jobs=2)
+
+
+@pytest.fixture(scope="session")
+def pack(exercises, root, tmp_path_factory) -> PackPaths:
+    return export(exercises, tmp_path_factory.mktemp("pack") / "pack.zip", root=root, options=OPTIONS)

@@ -1,0 +1,134 @@
+"""A real pack from the auc problem: validated, revealing nothing, gradable, reproducible."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+
+import jsonschema
+import pytest
+
+from harness.exercises import build_exercises
+from harness.exercises.archive import extract_pack
+from harness.exercises.grading import grade, run_tests
+from harness.exercises.instances import schema
+from harness.exercises.pack import export, instructor_folder, load_exercise
+from harness.exercises.records import is_hidden_test
+from harness.exercises.statement import hints, reverse_patch
+from mutators.registry import all_mutators
+
+from conftest import OPTIONS
+
+
+@pytest.fixture(scope="module")
+def unpacked(pack, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("unpacked")
+    extract_pack(pack.candidate, folder)
+    extract_pack(pack.instructor, folder)
+    return folder
+
+
+def _kit_with(instructor, exercise, code, work):
+    """The grader's test kit, the code as handed out, and `code` over it, in `work`."""
+    shutil.copytree(instructor / exercise.id / "tests", work)
+    shutil.copytree(instructor / exercise.id / "handout", work, dirs_exist_ok=True)
+    for path, text in code.items():
+        (work / path).write_text(text, encoding="utf-8")
+    return work
+
+
+def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(exercises, unpacked, tmp_path):
+    """Re-checked outside the harness with plain pytest (the first exercise: by the grading test)."""
+    instructor = unpacked / "instructor"
+    runs = []
+    for exercise in exercises:
+        assert exercise.fail_to_pass and any(not is_hidden_test(t) for t in exercise.fail_to_pass)
+    for exercise in exercises[1:]:
+        for label, code in (("bug", exercise.buggy), ("ref", exercise.reference)):
+            runs.append((exercise, label, _kit_with(instructor, exercise, code, tmp_path / f"{exercise.id}-{label}")))
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda run: run_tests(run[2], run[0].fail_to_pass, 300), runs))
+    for (exercise, label, _), (timed_out, by_test, output) in zip(runs, results):
+        assert not timed_out, output
+        wanted = "failed" if label == "bug" else "passed"
+        assert {by_test[t].outcome for t in exercise.fail_to_pass} == {wanted}, (exercise.id, label, output[-800:])
+
+
+def test_the_candidate_archive_reveals_nothing_about_the_bug(exercises, pack):
+    """No mutant id, operator, family label, hint, explanation or held-back test, in names or content."""
+    with zipfile.ZipFile(pack.candidate) as archive:
+        names = archive.namelist()
+        text = "\n".join(names) + "\n".join(archive.read(n).decode("utf-8") for n in names)
+    hidden_names = set()
+    for exercise in exercises:
+        for test in (*exercise.fail_to_pass, *exercise.pass_to_pass):
+            if is_hidden_test(test):
+                hidden_names.add(test.split("::")[-1].split("[")[0])
+                hidden_names.add(test.split("::")[0].rsplit("/", 1)[-1])
+    forbidden = {m.name for m in all_mutators()} | hidden_names | {
+        m.id for e in exercises for m in e.mutants} | {
+        m.explanation for e in exercises for m in e.mutants} | {
+        h for e in exercises for h in hints(e)} | {e.instance_id for e in exercises}
+    found = sorted(word for word in forbidden if word in text)
+    assert not found
+    assert not re.search(r"\b(family|families|mutant|mutation|operator|hint|hidden|solution)\b", text, re.I)
+    assert all(name.startswith("candidate/exercise-") or name == "candidate/README.md" for name in names)
+
+
+def test_the_candidate_gets_the_buggy_code_and_the_instructor_gets_the_key(exercises, unpacked):
+    """The handed-out file is the buggy one; the instructor part holds solution and held-back tests."""
+    for exercise in exercises:
+        for path, text in exercise.buggy.items():
+            assert (unpacked / "candidate" / exercise.id / path).read_text() == text
+        folder = unpacked / "instructor" / exercise.id
+        assert (folder / "solution.patch").read_text().startswith("--- a/reference/auc/")
+        assert list((folder / "tests").rglob("test_*_hidden.py"))
+        assert load_exercise(unpacked / "instructor", exercise.id) == exercise
+
+
+def test_exercises_jsonl_matches_its_schema(exercises, unpacked):
+    """One SWE-bench-style instance per exercise, each valid against the shipped schema."""
+    lines = (unpacked / "instructor" / "exercises.jsonl").read_text().splitlines()
+    assert len(lines) == len(exercises)
+    for line, exercise in zip(lines, exercises):
+        data = json.loads(line)
+        jsonschema.validate(data, schema())
+        assert data["instance_id"] == exercise.instance_id
+        assert data["FAIL_TO_PASS"] == list(exercise.fail_to_pass)
+
+
+def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pack, unpacked, tmp_path):
+    """The key property of a grader: the real fix passes, the handout as given does not."""
+    exercise = exercises[0]
+    untouched = unpacked / "candidate" / exercise.id
+    fixed = tmp_path / "fixed"
+    shutil.copytree(untouched, fixed)
+    for path, text in exercise.reference.items():
+        (fixed / path).write_text(text, encoding="utf-8")
+    with ThreadPoolExecutor(2) as pool:
+        bad, good = pool.map(lambda folder: grade(pack.instructor, exercise.id, folder, timeout=300),
+                             [untouched, fixed])
+    assert good.passed and good.fix == "reference" and good.restores_reference
+    assert {t.id for t in good.tests} == {*exercise.fail_to_pass, *exercise.pass_to_pass}
+    assert good.diff_lines == len([line for line in reverse_patch(exercise).splitlines()
+                                   if line[:1] in "+-" and line[:3] not in ("+++", "---")])
+    assert not bad.passed and bad.fix == "none" and bad.diff_lines == 0
+    failed = {t.id for t in bad.tests if t.outcome != "passed"}
+    assert failed == set(exercise.fail_to_pass)
+
+
+def test_the_same_seed_gives_byte_identical_packs(exercises, pack, root, tmp_path):
+    """Rebuilt from scratch with the same options and seed, both archives are the same bytes."""
+    again = export(build_exercises(OPTIONS, root=root, jobs=2), tmp_path / "pack.zip", root=root, options=OPTIONS)
+    assert again.candidate.read_bytes() == pack.candidate.read_bytes()
+    assert again.instructor.read_bytes() == pack.instructor.read_bytes()
+
+
+def test_instructor_part_is_found_as_zip_tree_or_parent(pack, unpacked, tmp_path):
+    """`grade` accepts the instructor zip, its tree, or the folder holding both trees."""
+    assert instructor_folder(pack.instructor, tmp_path / "x") == (tmp_path / "x" / "instructor").resolve()
+    assert instructor_folder(unpacked, tmp_path) == unpacked / "instructor"
+    assert instructor_folder(unpacked / "instructor", tmp_path) == unpacked / "instructor"

@@ -1,0 +1,118 @@
+"""A tiny project whose survivors are one of each triage class, and the toy mutators that make them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import libcst.matchers as m
+
+from mutators.base import Mutator
+from mutators.mutant import Family
+
+SHAPES = '''\
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def spin(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def scale(xs, k):
+    return [x * k for x in xs]
+'''
+
+TESTS = '''\
+from shapes.shapes import clamp, scale, spin
+
+
+def test_clamp():
+    assert clamp(5, 0, 10) == 5
+    assert clamp(-1, 0, 10) == 0
+    assert clamp(11, 0, 10) == 10
+
+
+def test_spin():
+    assert spin(3) == 3
+
+
+def test_scale_keeps_the_length():
+    assert len(scale([1, 2], 3)) == 2
+'''
+
+# (line, original, mutated) of the three survivors, by the class triage must give them.
+EQUIVALENT = (2, "<", "<=")  # x == lo returns lo either way
+UNDERTESTED = (10, "0", "1")  # spin(0) returns 1, and no test calls spin(0)
+UNASSERTED = (17, "*", "+")  # test_scale_keeps_the_length sees [4, 5] instead of [3, 6]
+
+
+class SwapLessThan(Mutator):
+    """`<` becomes `<=`."""
+
+    name = "toy/lt-to-le"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.ComparisonTarget(operator=m.LessThan())
+    examples = ()
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(operator=cst.LessThanEqual(
+            whitespace_before=node.operator.whitespace_before,
+            whitespace_after=node.operator.whitespace_after))
+
+
+class ZeroToOne(Mutator):
+    """The integer 0 becomes 1."""
+
+    name = "toy/zero-to-one"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.Integer(value="0")
+    examples = ()
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(value="1")
+
+
+class TimesToPlus(Mutator):
+    """`*` becomes `+`."""
+
+    name = "toy/times-to-plus"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.BinaryOperation(operator=m.Multiply())
+    examples = ()
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(operator=cst.Add(
+            whitespace_before=node.operator.whitespace_before,
+            whitespace_after=node.operator.whitespace_after))
+
+
+TOY_MUTATORS = (SwapLessThan(), ZeroToOne(), TimesToPlus())
+
+
+def make_project(tmp_path: Path) -> Path:
+    """Write the package, its weak tests and `[tool.bugsmith]` under tmp_path; return the root."""
+    root = tmp_path / "proj"
+    (root / "shapes").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "shapes" / "__init__.py").write_text("")
+    (root / "shapes" / "shapes.py").write_text(SHAPES)
+    (root / "tests" / "test_shapes.py").write_text(TESTS)
+    (root / "pyproject.toml").write_text(textwrap.dedent('''\
+        [tool.bugsmith]
+        paths = ["shapes"]
+        tests = ["tests"]
+        jobs = 1
+        '''))
+    return root
