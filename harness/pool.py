@@ -36,7 +36,11 @@ TIMEOUT_CONFIRMATION = 4.0  # a timeout is confirmed once with this many times t
 def confirm_timeout(job: Job) -> Job:
     """The same job with a longer limit: a loaded machine must not turn slow tests into
     timeouts, while a mutant that loops forever costs only one more, longer wait."""
-    return replace(job, timeout=job.timeout * TIMEOUT_CONFIRMATION)
+    return replace(
+        job,
+        timeout=job.timeout * TIMEOUT_CONFIRMATION,
+        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in job.limits),
+    )
 
 
 def worker_env() -> dict[str, str]:

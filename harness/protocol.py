@@ -31,6 +31,7 @@ class Job:
     tests: tuple[str, ...]  # node ids, fastest first
     timeout: float
     stop_on_failure: bool = True  # False: run every test, e.g. to validate an exercise
+    limits: tuple[float, ...] = ()  # per-test time limits, in test order (else `timeout`)
     extra: tuple[Patch, ...] = ()  # more mutated functions activated together (K bugs)
     task: dict[str, Any] | None = None  # survivor triage: replay/search instead of tests
 
@@ -42,7 +43,8 @@ class Job:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Job:
         extra = tuple(p if isinstance(p, Patch) else Patch(**p) for p in data.get("extra", ()))
-        return cls(**{**data, "tests": tuple(data["tests"]), "extra": extra})
+        return cls(**{**data, "tests": tuple(data["tests"]), "extra": extra,
+                      "limits": tuple(data.get("limits", ()))})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,7 +21,15 @@ from harness.discovery import source_files
 from harness.outcome import Outcome, RunResult, Status
 from harness.pool import ForkPool, SubprocessPool, worker_env
 from harness.protocol import Job, Verdict, WorkerSetup
-from harness.selection import cache_key, covering_tests, file_hash, function_texts, span_lines, time_limit
+from harness.selection import (
+    cache_key,
+    covering_tests,
+    file_hash,
+    function_texts,
+    span_lines,
+    per_test_limits,
+    time_limit,
+)
 from harness.since import changed_lines
 from harness.store import Store
 from harness.verdict import outcome_of
@@ -207,6 +215,7 @@ def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id) -> Job:
         source=mutant.apply(the_plan.sources[mutant.file]),
         tests=tests,
         timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
+        limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
     )
 
 

@@ -65,7 +65,7 @@ class ForkServer:
             finally:
                 os._exit(0)
         os.close(write_end)
-        messages, timed_out = _read_messages(read_end, started + job.timeout)
+        messages, timed_out = _read_messages(read_end, started, job)
         os.close(read_end)
         _kill_group(pid)
         _, status = os.waitpid(pid, 0)
@@ -135,7 +135,15 @@ def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
     )
 
 
-def _read_messages(fd: int, deadline: float) -> tuple[list[dict[str, Any]], bool]:
+def _read_messages(fd: int, started: float, job: Job) -> tuple[list[dict[str, Any]], bool]:
+    """Read the child's messages until it closes the pipe or its time is up.
+
+    With per-test limits, the clock restarts at each finished test: a mutant that loops in
+    its first (fastest) test is stopped after that test's limit, not after the whole list's.
+    """
+    limits = job.limits or (job.timeout,)
+    deadline = started + limits[0]
+    finished = 0
     buffer = b""
     messages: list[dict[str, Any]] = []
     while True:
@@ -153,6 +161,10 @@ def _read_messages(fd: int, deadline: float) -> tuple[list[dict[str, Any]], bool
         for line in lines:
             message = json.loads(line)
             deadline += message.get("extend", 0.0)
+            if "result" in message:
+                finished += 1
+                if finished < len(limits):
+                    deadline = time.monotonic() + limits[finished]
             messages.append(message)
 
 

@@ -152,7 +152,8 @@ def _results(junit: Path) -> dict[str, TestResult]:
                 outcome = {"failure": "failed"}.get(tag, tag)
                 message = (child.get("message") or "").splitlines()[0][:300] if child.get("message") else ""
                 break
-        results[test_id] = TestResult(id=test_id, hidden=is_hidden_test(test_id), outcome=outcome, message=message)
+        results[test_id] = TestResult(id=test_id, hidden=is_hidden_test(test_id), outcome=outcome,
+                                      message=message)
     return results
 
 
@@ -184,8 +185,8 @@ def diff_lines(before: dict[str, str], after: dict[str, str]) -> int:
     """Lines added plus lines removed, over every file of either side."""
     total = 0
     for file in sorted(set(before) | set(after)):
-        for line in difflib.unified_diff(before.get(file, "").splitlines(), after.get(file, "").splitlines(), n=0,
-                                         lineterm=""):
+        old, new = before.get(file, "").splitlines(), after.get(file, "").splitlines()
+        for line in difflib.unified_diff(old, new, n=0, lineterm=""):
             if line[:1] in "+-" and not line.startswith(("+++", "---")):
                 total += 1
     return total

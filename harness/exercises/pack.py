@@ -83,7 +83,8 @@ def _manifest(exercises: Sequence[Exercise], candidate: dict[str, str],
             for e in exercises
         ],
         # Lets an instructor check that a handed-out pack was not altered.
-        "candidate_sha256": {name: hashlib.sha256(text.encode()).hexdigest() for name, text in sorted(candidate.items())},
+        "candidate_sha256": {name: hashlib.sha256(text.encode()).hexdigest()
+                             for name, text in sorted(candidate.items())},
     }
 
 
@@ -97,8 +98,10 @@ def export(exercises: Sequence[Exercise], out: Path, *, root: Path,
     if out.suffix == ".zip":
         stem = out.with_suffix("")
         return PackPaths(
-            candidate=write_zip(stem.with_name(stem.name + "-candidate.zip"), _prefixed("candidate", candidate)),
-            instructor=write_zip(stem.with_name(stem.name + "-instructor.zip"), _prefixed("instructor", instructor)),
+            candidate=write_zip(stem.with_name(f"{stem.name}-candidate.zip"),
+                                _prefixed("candidate", candidate)),
+            instructor=write_zip(stem.with_name(f"{stem.name}-instructor.zip"),
+                                 _prefixed("instructor", instructor)),
         )
     return PackPaths(candidate=write_tree(out / "candidate", candidate),
                      instructor=write_tree(out / "instructor", instructor))

@@ -71,8 +71,9 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
         mutant = by_id[outcome.mutant_id]
         tallies[mutant.family.value].append(outcome)
         if outcome.status in (Status.SURVIVED, Status.NO_COVERAGE):
-            survivors.append(Survivor(mutant_id=mutant.id, operator=mutant.operator, family=mutant.family.value,
-                                      location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff))
+            survivors.append(Survivor(
+                mutant_id=mutant.id, operator=mutant.operator, family=mutant.family.value,
+                location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff))
     per_family = {}
     for family, outcomes in sorted(tallies.items()):
         counted = [o for o in outcomes if o.status not in (Status.EQUIVALENT, Status.ERROR)]

@@ -205,7 +205,8 @@ class _ProblemBuilder:
         results = test_results(verdict)
         passed = tuple(t for t in self.all_tests if results.get(t, {}).get("outcome") == "passed")
         symptoms = tuple(
-            Symptom(test=t, exception=failed[t].get("exception") or "", message=_clean(failed[t].get("message", "")))
+            Symptom(test=t, exception=failed[t].get("exception") or "",
+                    message=_clean(failed[t].get("message", "")))
             for t in self.visible if t in failed)
         return Evidence(mutants=tuple(group), fail_to_pass=tuple(t for t in self.all_tests if t in failed),
                         pass_to_pass=passed, symptoms=symptoms,

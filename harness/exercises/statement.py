@@ -17,10 +17,12 @@ from mutators.mutant import unified_diff
 FAMILY_HINTS = {
     "shape": "Check the shapes: an axis, a reshape, a squeeze, a keepdims or a column index may be wrong.",
     "window": "Check a boundary: a window length, a range or slice bound, or a `<` that should be `<=`.",
-    "leakage": "Check what each row may see: a shift, a window's alignment, a fill direction, a sort or a grouping.",
-    "scheduling": "Check the order of events in a step: when capacity is checked, when a request changes phase "
-                  "or leaves, and which end of a queue is used.",
-    "metric": "Check how the metric is built: tie groups, the sort order, the integration rule, the first point.",
+    "leakage": "Check what each row may see: a shift, a window's alignment, a fill direction, a sort "
+               "or a grouping.",
+    "scheduling": "Check the order of events in a step: when capacity is checked, when a request changes "
+                  "phase or leaves, and which end of a queue is used.",
+    "metric": "Check how the metric is built: tie groups, the sort order, the integration rule, "
+              "the first point.",
     "classic": "Check the small things: an operator, a comparison, a constant, a condition or a return value.",
     "beyond": "Follow the data: a variable, an argument order, an attribute or a call may be the wrong one.",
 }

@@ -45,9 +45,9 @@ def grade_text(grade: Grade) -> str:
     verdict = {"reference": "restores the reference code",
                "different": "a different valid fix (every test passes, the code differs from the reference)",
                "none": "not fixed: some tests fail"}[grade.fix]
-    lines.append(f"{grade.exercise_id}: {passed}/{len(grade.tests)} tests pass"
-                 + (" (timed out)" if grade.timed_out else "") + f"; {verdict}; diff {grade.diff_lines} lines;"
-                 f" {grade.duration:.1f} s")
+    timed_out = " (timed out)" if grade.timed_out else ""
+    lines.append(f"{grade.exercise_id}: {passed}/{len(grade.tests)} tests pass{timed_out}; {verdict};"
+                 f" diff {grade.diff_lines} lines; {grade.duration:.1f} s")
     if grade.detail:
         lines.append(grade.detail)
     return "\n".join(lines)

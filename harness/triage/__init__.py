@@ -4,39 +4,31 @@ assertion was missing.
 `triage(options)` classifies the survivors of the last run as unasserted (a test ran the bug
 and saw a wrong value), undertested (a searched input shows it) or possibly equivalent, and
 drafts a pytest test that is verified to pass on the original and fail on the mutant.
+
+The names below load on first use: the forked children that replay and search import
+`harness.triage.probe`, and must not pay for the engine's imports (libcst, coverage) each time.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
 from typing import Any
 
-from harness.triage.engine import TriageOptions, TriageResult, load_findings, triage
-from harness.triage.finding import Classification, Finding, describe
+_EXPORTS = {
+    "Classification": "harness.triage.finding",
+    "Finding": "harness.triage.finding",
+    "describe": "harness.triage.finding",
+    "TriageOptions": "harness.triage.engine",
+    "TriageResult": "harness.triage.engine",
+    "load_findings": "harness.triage.engine",
+    "triage": "harness.triage.engine",
+    "report_findings": "harness.triage.summary",
+    "triage_text": "harness.triage.summary",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "Classification", "Finding", "TriageOptions", "TriageResult", "describe", "load_findings",
-    "report_findings", "triage", "triage_text",
-]
 
-
-def report_findings(root: Path, survivors: set[str]) -> dict[str, dict[str, Any]]:
-    """Stored findings for the HTML/JSON reports, for the given survivors only (others are stale)."""
-    return {i: f.to_dict() for i, f in load_findings(root).items() if i in survivors}
-
-
-def triage_text(result: TriageResult) -> str:
-    """The end-of-triage summary for a terminal: one line per survivor, then the totals."""
-    lines = []
-    for finding in result.findings:
-        mark = " [test]" if finding.verified else ""
-        lines.append(f"{finding.mutant_id}  {finding.classification.value:<19}{mark}  {finding.witness}")
-    counts = ", ".join(f"{n} {kind}" for kind, n in result.counts().items() if n)
-    share = result.verified_share
-    per = result.seconds / len(result.findings) if result.findings else 0.0
-    lines.append(
-        f"{len(result.findings)} survivors triaged: {counts or 'none'}; "
-        f"{'n/a' if share is None else f'{share:.0%}'} with a verified test; "
-        f"{result.seconds:.1f} s ({per:.1f} s per survivor, recording {result.recording_seconds:.1f} s)"
-    )
-    return "\n".join(lines)
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'harness.triage' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -21,7 +21,7 @@ from harness.protocol import Job, Verdict, WorkerSetup
 from harness.runner import Progress
 from harness.store import Store
 from harness.triage.calls import CALL_SECONDS
-from harness.triage.finding import KIND, Classification, Finding
+from harness.triage.finding import KIND, Classification, Finding, stored_findings
 from harness.triage.recording import Budget, RecordedCall, record_calls, target_key
 from harness.triage.suggest import test_name
 from mutators.mutant import Mutant
@@ -191,6 +191,8 @@ def _verified(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]
     mutated = (checked.get(f"{mutant.id}:mutant") or Verdict(mutant_id="")).findings or {}
     if not original.get("passed"):
         return False, f"the drafted test fails on the original code: {original.get('error', 'no verdict')}"
+    if "error" in mutated and "passed" not in mutated:
+        return False, f"the drafted test could not run on the mutant: {mutated['error']}"
     if mutated.get("passed", True):
         return False, "the drafted test passes on the mutant too: " + (
             mutated.get("error") or "its assertions do not see the difference")
@@ -199,8 +201,6 @@ def _verified(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]
 
 def load_findings(root: Path) -> dict[str, Finding]:
     """Stored findings of a project, read-only; empty when there is no store or no triage."""
-    from harness.triage.finding import stored_findings
-
     path = root / ".bugsmith" / "bugsmith.sqlite"
     if not path.is_file():
         return {}

@@ -18,11 +18,11 @@ from typing import Any
 from harness.activation import FunctionIndex, NeedsFreshImport, find_code, swap
 from harness.protocol import Patch
 from harness.triage.calls import Result, call, difference
-from harness.triage.search import Entry, entries, search
 from harness.triage.suggest import suggested_test
 from harness.triage.values import NotLiteral, same, short
 
 RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
+
 
 class Toggle:
     """Switches every live function of the survivor between its original and its mutated code."""
@@ -81,6 +81,8 @@ def probe(task: dict[str, Any], toggle: Toggle) -> dict[str, Any]:
     found = replay(task, toggle, recorded)
     if found is not None:
         return {**found, "seconds": time.monotonic() - started}
+    from harness.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
+
     own = Entry(callee=task["function"], module=task["module"], function=toggle.function, strategy=None)
     candidates = entries(task["module"], task["function"], own, [(a, k) for _, a, k, _ in recorded])
     outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),

@@ -1,13 +1,14 @@
-"""Search for a distinguishing input: the problem's own strategies first, then generic ones.
+"""Search for a distinguishing input, in two stages, each bounded in time.
 
-Runs in the forked child (harness.triage.probe). Candidate strategies, in order:
-1. `call_strategies()` of the nearest `strategies` module in the mutant's package (each
-   reference problem ships one: a scheduler workload, a frame with entities and gaps, tied
-   scores), keyed by public function or "Class.method" name; the survivor's own function first;
-2. perturbations of the arguments the suite itself passed to the survivor's function;
-3. the function's type hints, when nothing else applies.
-Hypothesis then finds and shrinks an input on which the original succeeds and the mutant
-differs, within a time budget; the smallest such input seen is the witness.
+Runs in the forked child (harness.triage.probe).
+1. The survivor's own function: its entry in the problem's `call_strategies()` (the nearest
+   `strategies` module of the mutant's package; each reference problem ships one: scheduler
+   workloads, frames with entities and gaps, tied scores), perturbations of the arguments the
+   suite itself passed to it, or, when neither exists, its type hints.
+2. Only if that found nothing: the problem's other entry points ("roc_curve" for a bug in a
+   helper it calls, "Scheduler.step" for one in a method it calls).
+Hypothesis finds and shrinks an input on which the original returns or refuses the input on
+purpose and the mutant behaves differently; the smallest such input seen is the witness.
 """
 
 from __future__ import annotations
@@ -22,17 +23,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
-from hypothesis.extra import numpy as hnp
 
 from harness.triage.calls import difference
+from harness.triage.values import np
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 _RECORDED_SEEDS = 8  # recorded calls used as starting points
-_NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,6 +70,10 @@ def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) ->
     return [stage for stage in stages if stage]
 
 
+def _non_finite() -> Any:
+    return st.sampled_from([math.nan, math.inf, -math.inf])
+
+
 def _diverse(recorded: Sequence[Call]) -> list[Call]:
     """Up to _RECORDED_SEEDS calls: one per type-and-shape signature first, then the others."""
     chosen: dict[Any, Call] = {}
@@ -93,10 +96,12 @@ def _problem_entries(module: str) -> list[Entry]:
         if importlib.util.find_spec(f"{package}.strategies") is None:
             continue
         provider = getattr(importlib.import_module(f"{package}.strategies"), "call_strategies", None)
-        if provider is None:
-            continue
+        try:
+            strategies = provider() if callable(provider) else {}
+        except Exception:  # noqa: BLE001 - a project's own helper may not follow the protocol
+            strategies = {}
         found = []
-        for key, strategy in provider().items():
+        for key, strategy in strategies.items():
             target = _resolve(package, key)
             if target is not None:
                 found.append(Entry(callee=key, module=package, function=target, strategy=strategy,
@@ -131,7 +136,7 @@ def like(value: Any, keep_shape: bool = False) -> Any:
         return st.just(value) | st.integers(int(value) - 3, int(value) + 3)
     if isinstance(value, float | np.floating):
         scale = abs(float(value)) * 2 + 1
-        return st.just(value) | st.floats(-scale, scale, allow_nan=False) | _NON_FINITE
+        return st.just(value) | st.floats(-scale, scale, allow_nan=False) | _non_finite()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and 1 <= value.ndim <= 2 and value.size:
         varied = _array_like(value, keep_shape)
         return st.just(value) | varied if keep_shape else varied
@@ -146,7 +151,9 @@ def like(value: Any, keep_shape: bool = False) -> Any:
     return st.just(value)
 
 
-def _array_like(value: np.ndarray, keep_shape: bool) -> Any:
+def _array_like(value: Any, keep_shape: bool) -> Any:
+    from hypothesis.extra import numpy as hnp  # only when the code under triage uses numpy
+
     # One and zero rows first: squeezes, ravels and empty inputs break at those sizes.
     rows = st.just(value.shape[0]) if keep_shape else (
         st.sampled_from([1, 0]) | st.integers(0, value.shape[0] + 2))
@@ -158,7 +165,7 @@ def _array_like(value: np.ndarray, keep_shape: bool) -> Any:
         elements = st.integers(max(int(low) - 2, 0 if value.dtype.kind == "u" else int(low) - 2), int(high) + 2)
     else:
         pool = sorted(set(value.ravel().tolist()))[:8]
-        elements = st.sampled_from(pool) | st.floats(low - 1, high + 1, allow_nan=False, width=64) | _NON_FINITE
+        elements = st.sampled_from(pool) | st.floats(low - 1, high + 1, allow_nan=False, width=64) | _non_finite()
     return hnp.arrays(value.dtype, shape, elements=elements)
 
 

@@ -8,14 +8,36 @@ back as Python source for a suggested test, or refuses when it cannot do so fait
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
-
-import numpy as np
-import pandas as pd
 
 RTOL = 1e-9  # float noise below this is not a behaviour difference a test should pin
 ATOL = 1e-12
 _MAX_DEPTH = 8
+
+
+class _Never:
+    """A class nothing is an instance of."""
+
+
+class LazyModule:
+    """numpy or pandas as the code under triage sees them: the module if it was imported, else a
+    stand-in whose every attribute is `_Never`, so that `isinstance` checks fail cheaply.
+
+    A forked child that imported pandas just to learn that a value is not a DataFrame would
+    spend seconds on it; a value can only be an ndarray if numpy is already loaded.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = sys.modules.get(self._name)
+        return _Never if module is None else getattr(module, attribute)
+
+
+np = LazyModule("numpy")
+pd = LazyModule("pandas")
 
 
 class NotLiteral(Exception):

@@ -109,12 +109,11 @@ def _draw_split(
     rules: GrowthRules,
     rng: np.random.Generator,
 ) -> tuple[int, float] | None:
-    """The best of `n_candidates` random (feature, threshold) splits, or None if none is valid.
+    """The best of `n_candidates` random (feature, threshold) splits of the node's `rows`.
 
-    `Y` holds the node's rows and `totals` their column sums.
-
-    A constant feature draws its threshold at its only value, so every row goes left and the
-    candidate fails the `min_samples_leaf` test with an empty right child.
+    `Y` holds the node's rows of the encoded target and `totals` their column sums. Returns
+    None when no candidate is valid. A constant feature draws its threshold at its only value,
+    so every row goes left and the empty right child fails the `min_samples_leaf` test.
     """
     candidates = rng.permutation(X.shape[1])[: rules.n_candidates]
     values = X[rows[:, None], candidates]
@@ -130,6 +129,9 @@ def _draw_split(
     right_sums = totals - left_sums
     # Maximising sum(S**2) / n over both children minimises their size-weighted impurity: Gini
     # when Y is one-hot (S holds class counts), variance when Y is the target (S its sum).
-    score = (left_sums**2).sum(axis=1) / n_left[valid] + (right_sums**2).sum(axis=1) / n_right[valid]
+    score = (
+        (left_sums**2).sum(axis=1) / n_left[valid]
+        + (right_sums**2).sum(axis=1) / n_right[valid]
+    )
     best = np.argmax(score)
     return int(candidates[valid][best]), float(thresholds[valid][best])

@@ -45,7 +45,8 @@ def _raw_zip(path, name, content=b"x", mode=0o644 | stat.S_IFREG):
     return path
 
 
-@pytest.mark.parametrize("name", ["../escape.txt", "a/../../escape.txt", "/etc/evil", "C:/evil", "a\\..\\evil"])
+@pytest.mark.parametrize(
+    "name", ["../escape.txt", "a/../../escape.txt", "/etc/evil", "C:/evil", "a\\..\\evil"])
 def test_entries_that_escape_the_target_are_rejected_before_anything_is_written(tmp_path, name):
     """A `..`, absolute or drive path could overwrite files outside the target: refuse the whole pack."""
     archive = _raw_zip(tmp_path / "bad.zip", name)

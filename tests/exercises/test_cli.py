@@ -13,7 +13,8 @@ def test_saved_exercises_export_as_two_trees(exercises, root, tmp_path):
     """`pack export --from` re-exports what `bugsmith exercises` saved, without running anything."""
     save_exercises(exercises, tmp_path / "saved", root=root)
     assert load_exercises(tmp_path / "saved") == exercises
-    result = CliRunner().invoke(cli, ["pack", "export", "--from", str(tmp_path / "saved"), "--out", str(tmp_path / "pack")])
+    args = ["pack", "export", "--from", str(tmp_path / "saved"), "--out", str(tmp_path / "pack")]
+    result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "pack").iterdir()) == ["candidate", "instructor"]
     assert (tmp_path / "pack" / "candidate" / exercises[0].id / "README.md").is_file()

@@ -12,7 +12,8 @@ from mutators.mutant import Family, Mutant, Span, unified_diff
 def mutant(ident: str, family: Family = Family.CLASSIC, *, function: str | None = "f",
            original: str = "a < b", mutated: str = "a <= b", diff: str = "") -> Mutant:
     return Mutant(id=ident, operator=f"{family.value}/op", family=family, file="m.py", module="m",
-                  function=function, scope=function or "", span=Span(line=2, column=4, end_line=2, end_column=9),
+                  function=function, scope=function or "",
+                  span=Span(line=2, column=4, end_line=2, end_column=9),
                   original=original, mutated=mutated, explanation="", diff=diff)
 
 

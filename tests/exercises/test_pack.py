@@ -48,13 +48,15 @@ def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(ex
         assert exercise.fail_to_pass and any(not is_hidden_test(t) for t in exercise.fail_to_pass)
     for exercise in exercises[1:]:
         for label, code in (("bug", exercise.buggy), ("ref", exercise.reference)):
-            runs.append((exercise, label, _kit_with(instructor, exercise, code, tmp_path / f"{exercise.id}-{label}")))
+            work = _kit_with(instructor, exercise, code, tmp_path / f"{exercise.id}-{label}")
+            runs.append((exercise, label, work))
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda run: run_tests(run[2], run[0].fail_to_pass, 300), runs))
     for (exercise, label, _), (timed_out, by_test, output) in zip(runs, results):
         assert not timed_out, output
         wanted = "failed" if label == "bug" else "passed"
-        assert {by_test[t].outcome for t in exercise.fail_to_pass} == {wanted}, (exercise.id, label, output[-800:])
+        outcomes = {by_test[t].outcome for t in exercise.fail_to_pass}
+        assert outcomes == {wanted}, (exercise.id, label, output[-800:])
 
 
 def test_the_candidate_archive_reveals_nothing_about_the_bug(exercises, pack):
@@ -122,7 +124,8 @@ def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pa
 
 def test_the_same_seed_gives_byte_identical_packs(exercises, pack, root, tmp_path):
     """Rebuilt from scratch with the same options and seed, both archives are the same bytes."""
-    again = export(build_exercises(OPTIONS, root=root, jobs=2), tmp_path / "pack.zip", root=root, options=OPTIONS)
+    rebuilt = build_exercises(OPTIONS, root=root, jobs=2)
+    again = export(rebuilt, tmp_path / "pack.zip", root=root, options=OPTIONS)
     assert again.candidate.read_bytes() == pack.candidate.read_bytes()
     assert again.instructor.read_bytes() == pack.instructor.read_bytes()
 

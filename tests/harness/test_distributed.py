@@ -83,6 +83,27 @@ class KillDuringControl:
         self.inner.run(jobs, on_verdict)
 
 
+def _within(seconds: float, function, **kwargs):
+    """`function(**kwargs)`, or a test failure instead of a hung suite if it takes longer."""
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(_capture(function, kwargs)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        pytest.fail(f"still running after {seconds:.0f} s: a task is stranded")
+    value, error = outcome[0]
+    if error is not None:
+        raise error
+    return value
+
+
+def _capture(function, kwargs):
+    try:
+        return function(**kwargs), None
+    except BaseException as error:  # noqa: BLE001 - re-raised in the test's thread
+        return None, error
+
+
 def _harness_workers(root: Path) -> list[int]:
     """Pids of live `python -m harness.worker` processes (and their forks) serving `root`."""
     pids = []
@@ -127,8 +148,9 @@ def test_workers_killed_mid_run_lose_nothing(project: Path, cluster) -> None:
         if len(killed) == 1 and (pid := _kill_a_busy_worker(cluster)):
             killed.append(pid)
 
-    result = harness.run(
-        resolve(project, timeout_factor=2.0), mutators=TOY_MUTATORS, progress=on_progress,
+    result = _within(
+        120, harness.run, options=resolve(project, timeout_factor=2.0), mutators=TOY_MUTATORS,
+        progress=on_progress,
         executor_factory=lambda setup, options: KillDuringControl(DaskExecutor(setup, client=cluster), killed),
     )
     ids = [outcome.mutant_id for outcome in result.outcomes]

@@ -121,3 +121,22 @@ def test_sources_edited_since_the_run_are_refused(triaged, tmp_path):
     source.write_text(source.read_text() + "\n# edited\n")
     with pytest.raises(BugsmithError, match="changed since the last run"):
         triage(resolve(copy), settings=FAST)
+
+
+def test_the_command_triages_one_survivor_and_prints_it(triaged):
+    """`bugsmith triage ID` re-triages only that survivor and prints its class, witness and totals."""
+    root, by_site, _ = triaged
+    mutant_id = by_site[UNASSERTED].id
+    done = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "triage", mutant_id],
+                          cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"{mutant_id}  unasserted" in done.stdout
+    assert "1 survivors triaged: 1 unasserted; 100% with a verified test" in done.stdout
+
+
+def test_the_command_reports_an_unknown_id_in_one_line(triaged):
+    """A user error is one line on stderr and exit status 2, not a traceback."""
+    done = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "triage", "nosuchid"],
+                          cwd=triaged[0], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "bugsmith: error: no mutant with id 'nosuchid' in the last run"

