@@ -96,9 +96,9 @@ class Evaluator:
         return verdicts
 
 
-def test_results(verdict: Verdict) -> dict[str, dict]:
+def results_by_test(verdict: Verdict) -> dict[str, dict]:
     """Per-test results of a verdict, by test id."""
     return {result["id"]: result for result in verdict.results}
 
 
-__all__ = ["Evaluator", "combined_source", "test_results", "Path"]
+__all__ = ["Evaluator", "combined_source", "results_by_test", "Path"]

@@ -143,3 +143,16 @@ def test_sigkill_half_way_then_resume_matches_an_uninterrupted_run(project: Path
     assert resumed.stdout.splitlines()[-1].split("(")[0] == uninterrupted.stdout.splitlines()[-1].split("(")[0]
     assert 0 < partial < _outcome_count(store)
     assert tree_digest(project) == before
+
+
+def test_since_restricts_the_run_to_changed_lines(project: Path) -> None:
+    """--since REF keeps only the mutants on lines changed since REF (CI on pull requests)."""
+    git = lambda *args: subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "add", "-A")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "base")
+    calc = project / "calcpkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("    return x > LIMIT\n", "    return x > LIMIT + 0\n"))
+    result = run(project, since="HEAD")
+    assert {m.span.line for m in result.mutants} == {23}
+    assert result.mutants and len(result.outcomes) == len(result.mutants)
