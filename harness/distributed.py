@@ -28,7 +28,7 @@ import os
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ def _distributed() -> Any:
     return distributed
 
 
-def dask_executor(scheduler: str | None):
+def dask_executor(scheduler: str | None) -> Callable[[WorkerSetup, Any], DaskExecutor]:
     """An executor factory for `harness.run` that connects to `scheduler` (tcp://host:8786)."""
     _distributed()
     if not scheduler:
@@ -103,7 +103,8 @@ class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
 
 def _log_dir(digest: str) -> Path:
     # Per process and thread: the workers of two pools must not share a log file.
-    return Path(tempfile.gettempdir()) / "bugsmith-dask" / digest[:12] / f"{os.getpid()}-{threading.get_ident()}"
+    thread = f"{os.getpid()}-{threading.get_ident()}"
+    return Path(tempfile.gettempdir()) / "bugsmith-dask" / digest[:12] / thread
 
 
 def _started_pool(setup: WorkerSetup, control: dict[str, Any], log_dir: Path) -> ForkPool:
@@ -152,7 +153,8 @@ class DaskExecutor:
             try:
                 self._client = distributed.Client(self._address, timeout="30s")
             except OSError as error:
-                raise ConfigError(f"cannot reach the Dask scheduler {self._address}: {error}") from None
+                raise ConfigError(
+                    f"cannot reach the Dask scheduler {self._address}: {error}") from None
         try:
             self._client.wait_for_workers(1, timeout=WORKER_WAIT)
         except TimeoutError:
@@ -208,8 +210,9 @@ def _result(future: Any) -> list[dict[str, Any]]:
         return future.result()
     except BugsmithError:
         raise
-    except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: a batch killed worker after worker
-        raise HarnessError(f"a batch failed on the Dask cluster: {type(error).__name__}: {error}") from error
+    except Exception as error:  # noqa: BLE001 - e.g. KilledWorker: it killed worker after worker
+        raise HarnessError(
+            f"a batch failed on the Dask cluster: {type(error).__name__}: {error}") from error
 
 
 def _deliver(batch: list[Job], verdicts: list[dict[str, Any]], on_verdict: OnVerdict) -> None:
@@ -220,4 +223,4 @@ def _deliver(batch: list[Job], verdicts: list[dict[str, Any]], on_verdict: OnVer
         if job is not None:
             on_verdict(job, Verdict.from_dict(data))
     for job in by_id.values():
-        on_verdict(job, Verdict(mutant_id=job.mutant_id, error="the Dask batch returned no verdict"))
+        on_verdict(job, Verdict(mutant_id=job.mutant_id, error="no verdict came back from Dask"))

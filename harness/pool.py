@@ -116,9 +116,13 @@ class ForkPool:
         self._started = 0
 
     def __enter__(self) -> ForkPool:
-        self.workers = [self._spawn() for _ in range(self.size)]
-        for worker in self.workers:
-            self.tests = worker.wait_ready()
+        try:
+            self.workers = [self._spawn() for _ in range(self.size)]
+            for worker in self.workers:
+                self.tests = worker.wait_ready()
+        except BaseException:
+            self.__exit__()  # no worker outlives a failed start
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -13,7 +13,7 @@ from harness.exercises.records import Difficulty
 from mutators.mutant import Mutant
 
 DOMAIN_FAMILIES = frozenset({"shape", "window", "leakage", "scheduling", "metric"})
-LEVELS = ((4, "easy"), (7, "medium"), (10, "hard"))
+LEVELS = ((5, "easy"), (7, "medium"), (10, "hard"))
 
 
 def changed_characters(mutant: Mutant) -> int:

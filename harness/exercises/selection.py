@@ -13,14 +13,14 @@ import hashlib
 import json
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness import config
 from harness.discovery import source_files
-from harness.evaluate import Evaluator, combined_source, test_results
+from harness.evaluate import Evaluator, combined_source
 from harness.exercises.difficulty import difficulty, time_limit_minutes
 from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom, is_hidden_test
 from harness.outcome import Failure
@@ -152,7 +152,8 @@ class _ProblemBuilder:
             batch = self.candidates[start:start + batch_size]
             quiet, noisy = self._with_symptom(batch)
             loud_candidates.extend(noisy)
-            for evidence in self._validate([[m] for m in quiet[:wanted - len(silent)]]):
+            taken = [e.mutants[0] for e in silent]
+            for evidence in self._validate([[m] for m in _diverse(quiet, taken)[:wanted - len(silent)]]):
                 if evidence.silent:
                     silent.append(evidence)
                 else:  # silent on the visible tests, loud on a held-back one
@@ -202,7 +203,7 @@ class _ProblemBuilder:
         failed = _failed(verdict)
         if not failed or not any(t in failed for t in self.visible):
             return None
-        results = test_results(verdict)
+        results = {r["id"]: r for r in verdict.results}
         passed = tuple(t for t in self.all_tests if results.get(t, {}).get("outcome") == "passed")
         symptoms = tuple(
             Symptom(test=t, exception=failed[t].get("exception") or "",
@@ -251,6 +252,21 @@ class _ProblemBuilder:
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
             time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
         )
+
+
+def _diverse(mutants: Sequence[Mutant], taken: Sequence[Mutant]) -> list[Mutant]:
+    """`mutants` reordered greedily: each next one has the least-taken operator, then family."""
+    operators = Counter(m.operator for m in taken)
+    families = Counter(m.family for m in taken)
+    left = list(mutants)
+    result = []
+    while left:
+        best = min(left, key=lambda m: (operators[m.operator], families[m.family]))  # first on ties
+        left.remove(best)
+        result.append(best)
+        operators[best.operator] += 1
+        families[best.family] += 1
+    return result
 
 
 def _failed(verdict: Verdict) -> dict[str, dict] | None:

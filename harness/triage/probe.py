@@ -126,20 +126,28 @@ def _unpickled(recorded: dict[str, str]) -> tuple[str, Any, Any, Any] | None:
 
 def _finding(kind: str, task: dict[str, Any], callee: str, module: str, args: tuple[Any, ...],
              kwargs: dict[str, Any], first: Result, second: Result, why: str) -> dict[str, Any]:
+    constructs = callee.endswith(".__init__") and bool(args)
+    built = first.after[0][0] if constructs and first.ok else first.value
+    if constructs:  # `Scheduler.__init__(self, 0)` is written `Scheduler(0)`
+        callee, args = callee.removesuffix(".__init__"), args[1:]
     shown = [short(a, 160) for a in args] + [f"{k}={short(v, 160)}" for k, v in kwargs.items()]
     finding = {
         "classification": kind, "callee": callee, "module": module,
-        "call": f"{callee}({', '.join(shown)})", "expected": first.describe(),
-        "actual": second.describe(), "why": why,
+        "call": f"{callee}({', '.join(shown)})", "expected": _described(first, constructs),
+        "actual": _described(second, constructs), "why": why,
     }
     try:
         finding["suggested_test"] = suggested_test(
-            module=module, callee=callee, args=args, kwargs=kwargs, expected=first.value,
-            raises=None if first.ok else (first.exception, first.message),
+            module=module, callee=callee, args=args, kwargs=kwargs, expected=built,
+            raises=None if first.ok else (first.exception, first.message), constructs=constructs,
             mutant_id=task["mutant_id"], operator=task["operator"])
     except NotLiteral as error:
         finding["not_written"] = f"the witness has no source form: {error}"
     return finding
+
+
+def _described(result: Result, constructs: bool) -> str:
+    return "builds the object" if constructs and result.ok else result.describe()
 
 
 def check(task: dict[str, Any], index: FunctionIndex, patches: tuple[Patch, ...]) -> dict[str, Any]:

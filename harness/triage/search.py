@@ -62,8 +62,9 @@ def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) ->
     """Ways to reach the survivor, in stages: its own function first, then the problem's others."""
     problem = _problem_entries(module)
     exact = [e for e in problem if e.callee == function]
+    seeds = [_with_defaults(own.function, a, k) for a, k in _diverse(recorded)]
     seeded = [Entry(callee=own.callee, module=own.module, function=own.function,
-                    strategy=st.one_of(*[_call_like(a, k) for a, k in _diverse(recorded)]),
+                    strategy=st.one_of(*[_call_like(a, k) for a, k in seeds]),
                     source="the suite's recorded arguments, perturbed")] if recorded else []
     hinted = [] if problem or seeded else _hinted(own)
     stages = [exact + seeded + hinted, [e for e in problem if e.callee != function]]
@@ -83,6 +84,20 @@ def _diverse(recorded: Sequence[Call]) -> list[Call]:
     distinct = list(chosen.values())
     rest = [c for c in recorded if not any(c is d for d in distinct)]
     return (distinct + rest)[:_RECORDED_SEEDS]
+
+
+def _with_defaults(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
+    """The call with each numeric or boolean default it left out made explicit, to perturb it too."""
+    try:
+        bound = inspect.signature(function).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return args, kwargs
+    missing = {
+        name: parameter.default for name, parameter in inspect.signature(function).parameters.items()
+        if name not in bound.arguments and parameter.kind is not parameter.POSITIONAL_ONLY
+        and isinstance(parameter.default, int | float) and parameter.default is not None
+    }
+    return args, {**kwargs, **missing}
 
 
 def _kind(value: Any) -> Any:
@@ -133,7 +148,8 @@ def like(value: Any, keep_shape: bool = False) -> Any:
     if isinstance(value, bool | np.bool_):
         return st.booleans()
     if isinstance(value, int | np.integer) and not isinstance(value, bool):
-        return st.just(value) | st.integers(int(value) - 3, int(value) + 3)
+        # Guards and loops break at -1, 0 and 1 whatever the suite passed.
+        return st.just(value) | st.integers(int(value) - 3, int(value) + 3) | st.sampled_from([0, 1, -1])
     if isinstance(value, float | np.floating):
         scale = abs(float(value)) * 2 + 1
         return st.just(value) | st.floats(-scale, scale, allow_nan=False) | _non_finite()

@@ -25,17 +25,21 @@ def test_name(callee: str, mutant_id: str) -> str:
 
 def suggested_test(*, module: str, callee: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                    expected: Any, mutant_id: str, operator: str,
-                   raises: tuple[str, str] | None = None) -> str:
+                   raises: tuple[str, str] | None = None, constructs: bool = False) -> str:
     """Source of a pytest test module; raises NotLiteral when the witness cannot be written.
 
-    `raises` is the (exception type, message) with which the original refuses the input.
+    `raises` is the (exception type, message) with which the original refuses the input;
+    `constructs` says that `callee` is a class and `expected` the object it builds.
     """
     head = callee.partition(".")[0]
     arguments = [literal(value) for value in args]
     arguments += [f"{name}={literal(value)}" for name, value in kwargs.items()]
     name = test_name(callee, mutant_id)
     invocation = f"{callee}({', '.join(arguments)})"
-    if raises is None:
+    if raises is None and constructs:
+        body = _construction(invocation, expected)
+        promise = "build this object"
+    elif raises is None:
         body = [f"    result = {invocation}", f"    expected = {literal(expected)}",
                 *assertions("result", "expected", expected)]
         promise = "return the correct result on this input"
@@ -48,6 +52,14 @@ def suggested_test(*, module: str, callee: str, args: tuple[Any, ...], kwargs: d
     imports = [line for alias, line in _MODULES.items() if re.search(rf"\b{alias}\.", code)]
     header = "\n".join(imports) + ("\n\n" if imports else "") + f"from {module} import {head}\n"
     return f"{header}\n\n{code}"
+
+
+def _construction(invocation: str, built: Any) -> list[str]:
+    """Build the object and pin its attributes when they can be written, else only that it builds."""
+    try:
+        return [f"    result = {invocation}", f"    assert vars(result) == {literal(vars(built))}"]
+    except (NotLiteral, TypeError):
+        return [f"    {invocation}  # must not raise"]
 
 
 def _exception(name: str) -> str:
