@@ -125,16 +125,21 @@ def _run_pytest(work: Path, junit: Path, targets: Sequence[str], timeout: float)
     env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
                "-o", "junit_family=xunit1", *targets]
-    process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-        return False, output.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        # The whole session: the candidate's code may have started processes of its own.
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        return True, output.decode("utf-8", "replace")
+    # Output goes to a file, not a pipe: a process the candidate's code leaves behind could
+    # hold a pipe open and hang the grader after the time limit.
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            process.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            # The whole session: the candidate's code may have started processes of its own.
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            timed_out = True
+        output.seek(0)
+        return timed_out, output.read().decode("utf-8", "replace")
 
 
 def _results(junit: Path) -> dict[str, TestResult]:

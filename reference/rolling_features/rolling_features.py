@@ -44,7 +44,7 @@ def add_rolling_features(
         for stat in stats:
             name = f"{value}_{stat}_{window}"
             if name in features or name in df.columns:
-                raise ValueError(f"column {name!r} already exists: ask for each window and stat once")
+                raise ValueError(f"column {name!r} already exists: ask for each feature once")
             features[name] = getattr(rolling, stat)().to_numpy()
     # Results come back in the sorted row order, so each row's position puts it back in place.
     restored = pd.DataFrame(features, index=ordered.index).sort_index()

@@ -38,9 +38,8 @@ def frames(
     # One integer per row encodes its entity and its time step: one draw per row keeps it fast.
     slots = len(ENTITIES) * (LAST_STEP + 1)
     unique_by = (lambda code: code) if by is not None else (lambda code: code // len(ENTITIES))
-    codes = draw(
-        st.lists(st.integers(0, slots - 1), min_size=min_rows, max_size=max_rows, unique_by=unique_by)
-    )
+    slot = st.integers(0, slots - 1)
+    codes = draw(st.lists(slot, min_size=min_rows, max_size=max_rows, unique_by=unique_by))
     steps = np.array([code // len(ENTITIES) for code in codes], dtype=np.int64)
     xs = draw(st.lists(values(), min_size=len(codes), max_size=len(codes)))
     return pd.DataFrame(
@@ -58,10 +57,10 @@ def frames(
 def feature_kwargs(draw: st.DrawFn, *, by: str | None = BY) -> dict[str, Any]:
     """Keyword arguments for a frame from `frames(by=by)`: windows, stats and min_periods."""
     # One window of each kind, in either order, so that every call exercises both code paths.
-    windows = draw(st.permutations([draw(st.integers(1, 4)), draw(st.sampled_from(OFFSETS))]))
+    rows = draw(st.integers(1, 4))
+    windows = draw(st.permutations([rows, draw(st.sampled_from(OFFSETS))]))
     stats = draw(st.lists(st.sampled_from(STATS), min_size=1, max_size=len(STATS), unique=True))
-    narrowest = min((w for w in windows if isinstance(w, int)), default=4)
-    min_periods = draw(st.none() | st.integers(1, narrowest))
+    min_periods = draw(st.none() | st.integers(1, rows))
     return {
         "value": VALUE,
         "time": TIME,

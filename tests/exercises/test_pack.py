@@ -13,7 +13,7 @@ import pytest
 
 from harness.exercises import build_exercises
 from harness.exercises.archive import extract_pack
-from harness.exercises.grading import grade, run_tests
+from harness.exercises.grading import _fix_kind, grade, run_tests
 from harness.exercises.instances import schema
 from harness.exercises.pack import export, instructor_folder, load_exercise
 from harness.exercises.records import is_hidden_test
@@ -135,3 +135,23 @@ def test_instructor_part_is_found_as_zip_tree_or_parent(pack, unpacked, tmp_path
     assert instructor_folder(pack.instructor, tmp_path / "x") == (tmp_path / "x" / "instructor").resolve()
     assert instructor_folder(unpacked, tmp_path) == unpacked / "instructor"
     assert instructor_folder(unpacked / "instructor", tmp_path) == unpacked / "instructor"
+
+
+def test_a_submission_that_hangs_is_killed_at_the_time_limit(exercises, pack, unpacked, tmp_path):
+    """Untrusted code that never returns costs the grader its time limit, not its life."""
+    exercise = exercises[0]
+    hanging = tmp_path / "hanging"
+    shutil.copytree(unpacked / "candidate" / exercise.id, hanging)
+    path = next(iter(exercise.buggy))
+    (hanging / path).write_text("while True:\n    pass\n" + exercise.buggy[path])
+    result = grade(pack.instructor, exercise.id, hanging, timeout=3)
+    assert result.timed_out and not result.passed and result.fix == "none"
+
+
+def test_fix_kind_ignores_formatting_but_sees_other_code(exercises):
+    """Same code modulo comments is the reference fix; passing code that differs is another valid fix."""
+    exercise = exercises[0]
+    path, text = next(iter(exercise.reference.items()))
+    assert _fix_kind({path: text + "\n# fixed\n"}, exercise, passed=True) == "reference"
+    assert _fix_kind({path: text + "\n_unused = 1\n"}, exercise, passed=True) == "different"
+    assert _fix_kind({path: exercise.buggy[path]}, exercise, passed=False) == "none"

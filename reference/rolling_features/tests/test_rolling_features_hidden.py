@@ -30,7 +30,13 @@ STATISTICS = {"mean": statistics.fmean, "std": statistics.stdev, "min": min, "ma
 
 
 def brute_force(
-    df: pd.DataFrame, *, value: str, time: str, windows: list, stats: list, by: str | None,
+    df: pd.DataFrame,
+    *,
+    value: str,
+    time: str,
+    windows: list,
+    stats: list,
+    by: str | None,
     min_periods: int | None,
 ) -> dict[str, list[float]]:
     """Per row: gather the entity's strictly earlier rows, cut the window, apply the stat."""
@@ -95,7 +101,7 @@ def test_matches_a_brute_force_oracle(call):
 
 
 def seeded_call(rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """A random valid call: 6-12 unsorted rows, two entities or none, NaNs, one window of each kind."""
+    """A random valid call: 6-12 unsorted rows, 2 entities or none, NaNs, both window kinds."""
     by = BY if rng.random() < 0.7 else None
     rows = int(rng.integers(6, 13))
     # Distinct codes give distinct (entity, step) pairs; without entities the steps alone differ.
@@ -111,8 +117,14 @@ def seeded_call(rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]
     window = int(rng.integers(1, 5))
     windows = [window, str(rng.choice(OFFSETS))][:: 1 if rng.random() < 0.5 else -1]
     min_periods = None if rng.random() < 0.3 else int(rng.integers(1, window + 1))
-    kwargs = {"value": VALUE, "time": TIME, "windows": windows, "stats": ["mean", "std", "min", "max"],
-              "by": by, "min_periods": min_periods}
+    kwargs = {
+        "value": VALUE,
+        "time": TIME,
+        "windows": windows,
+        "stats": ["mean", "std", "min", "max"],
+        "by": by,
+        "min_periods": min_periods,
+    }
     return df, kwargs
 
 
@@ -167,7 +179,9 @@ def test_std_is_the_sample_std_and_needs_two_observations():
 def test_a_window_of_one_row_and_min_periods_equal_to_the_window_are_allowed():
     """window=1 is the smallest integer window; min_periods may equal an integer window."""
     df = pd.DataFrame({"t": days(0, 1, 2), "x": [1.0, 3.0, 5.0]})
-    out = add_rolling_features(df, value="x", time="t", windows=[1, 2], stats=["max"], min_periods=1)
+    out = add_rolling_features(
+        df, value="x", time="t", windows=[1, 2], stats=["max"], min_periods=1
+    )
     assert_column(out, "x_max_1", [NAN, 1.0, 3.0])
     assert_column(out, "x_max_2", [NAN, 1.0, 3.0])
     full = add_rolling_features(df, value="x", time="t", windows=[2], stats=["max"], min_periods=2)
@@ -239,17 +253,18 @@ def test_integer_nullable_and_bool_values_are_numeric():
     df = pd.DataFrame({"t": days(0, 1, 2, 3), "x": pd.array([1, None, 3, 5], dtype="Int64")})
     out = add_rolling_features(df, value="x", time="t", windows=[2], stats=["mean"], min_periods=1)
     assert_column(out, "x_mean_2", [NAN, 1.0, 1.0, 3.0])
-    ints = add_rolling_features(df.fillna(7).astype({"x": "int64"}), value="x", time="t", windows=[1])
-    assert_column(ints, "x_max_1", [NAN, 1.0, 7.0, 3.0])
-    flags = add_rolling_features(df.assign(x=[True, False, True, True]), value="x", time="t",
-                                 windows=["3D"], stats=["mean"])
-    assert_column(flags, "x_mean_3D", [NAN, 1.0, 0.5, 2.0 / 3.0])
+    counts = df.fillna(7).astype({"x": "int64"})
+    out = add_rolling_features(counts, value="x", time="t", windows=[1])
+    assert_column(out, "x_max_1", [NAN, 1.0, 7.0, 3.0])
+    flags = df.assign(x=[True, False, True, True])
+    out = add_rolling_features(flags, value="x", time="t", windows=["3D"], stats=["mean"])
+    assert_column(out, "x_mean_3D", [NAN, 1.0, 0.5, 2.0 / 3.0])
 
 
 def test_timezone_aware_times():
     """Times with a time zone work like naive ones."""
-    df = pd.DataFrame({"t": pd.DatetimeIndex(days(1, 0, 2)).tz_localize("Europe/Paris"),
-                       "x": [2.0, 1.0, 4.0]})
+    times = pd.DatetimeIndex(days(1, 0, 2)).tz_localize("Europe/Paris")
+    df = pd.DataFrame({"t": times, "x": [2.0, 1.0, 4.0]})
     out = add_rolling_features(df, value="x", time="t", windows=["1D"], stats=["mean"])
     assert_column(out, "x_mean_1D", [1.0, NAN, 2.0])
 

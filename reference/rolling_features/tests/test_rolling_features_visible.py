@@ -80,7 +80,9 @@ def test_missing_values_are_skipped_but_still_fill_a_slot():
     df = series_frame([0, 1, 2, 3, 4], [1.0, NAN, 4.0, 8.0, 16.0])
     full = add_rolling_features(df, value="x", time="t", windows=[2], stats=["mean"])
     assert_column(full, "x_mean_2", [NAN, NAN, NAN, NAN, 6.0])
-    relaxed = add_rolling_features(df, value="x", time="t", windows=[2], stats=["mean"], min_periods=1)
+    relaxed = add_rolling_features(
+        df, value="x", time="t", windows=[2], stats=["mean"], min_periods=1
+    )
     assert_column(relaxed, "x_mean_2", [NAN, 1.0, 1.0, 4.0, 6.0])
 
 
@@ -147,7 +149,7 @@ def test_example_from_the_problem_statement():
     ],
 )
 def test_bad_arguments_are_refused(kwargs, error, message):
-    """Missing columns raise KeyError; impossible windows, stats and min_periods raise ValueError."""
+    """A missing column raises KeyError; impossible windows, stats, min_periods raise ValueError."""
     df = series_frame([0, 1], [1.0, 2.0], k=["a", "a"])
     call = {"value": "x", "time": "t", "windows": [1], **kwargs}
     with pytest.raises(error, match=message):
