@@ -65,19 +65,29 @@ def eligible(mutant: Mutant) -> bool:
 
 
 def ordered(mutants: Sequence[Mutant], rng: random.Random) -> list[Mutant]:
-    """Family round-robin (domain families first), each family in a seeded random order."""
-    by_family: dict[Family, list[Mutant]] = defaultdict(list)
+    """Family round-robin (domain families first); within a family, operator round-robin.
+
+    The seed shuffles each operator's sites and the order of operators within a family, so
+    that different seeds give different exercises and one seed always the same.
+    """
+    by_family: dict[Family, dict[str, list[Mutant]]] = defaultdict(lambda: defaultdict(list))
     for mutant in sorted(mutants, key=lambda m: m.id):
-        by_family[mutant.family].append(mutant)
-    queues = [by_family[family] for family in Family if by_family[family]]
-    for queue in queues:
-        rng.shuffle(queue)
-    result: list[Mutant] = []
-    while any(queues):
-        for queue in queues:
-            if queue:
-                result.append(queue.pop(0))
-    return result
+        by_family[mutant.family][mutant.operator].append(mutant)
+    queues = []
+    for family in Family:
+        operators = [by_family[family][name] for name in sorted(by_family[family])]
+        for sites in operators:
+            rng.shuffle(sites)
+        rng.shuffle(operators)
+        if operators:
+            queues.append(_interleave(operators))
+    return _interleave(queues)
+
+
+def _interleave(queues: Sequence[Sequence[Mutant]]) -> list[Mutant]:
+    """One from each queue in turn until all are empty."""
+    longest = max((len(q) for q in queues), default=0)
+    return [queue[i] for i in range(longest) for queue in queues if i < len(queue)]
 
 
 def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs: int | None = None,
@@ -147,7 +157,7 @@ class _ProblemBuilder:
         """Up to `wanted` validated single bugs, silent first; loud ones fill the rest."""
         silent: list[Evidence] = []
         loud_candidates: list[Mutant] = []
-        batch_size = max(8, 3 * wanted)
+        batch_size = max(12, 6 * wanted)  # visible runs are cheap; a wide batch gives variety
         for start in range(0, len(self.candidates), batch_size):
             batch = self.candidates[start:start + batch_size]
             quiet, noisy = self._with_symptom(batch)

@@ -10,7 +10,9 @@ from harness.config import builtin_root
 from harness.exercises import ExerciseOptions, build_exercises
 from harness.exercises.pack import PackPaths, export
 
-OPTIONS = ExerciseOptions(problems=("auc",), count=2, seed=7)
+@pytest.fixture(scope="session")
+def options() -> ExerciseOptions:
+    return ExerciseOptions(problems=("auc",), count=2, seed=7)
 
 
 @pytest.fixture(scope="session")
@@ -19,10 +21,10 @@ def root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def exercises(root):
-    return build_exercises(OPTIONS, root=root, jobs=2)
+def exercises(options, root):
+    return build_exercises(options, root=root, jobs=2)
 
 
 @pytest.fixture(scope="session")
-def pack(exercises, root, tmp_path_factory) -> PackPaths:
-    return export(exercises, tmp_path_factory.mktemp("pack") / "pack.zip", root=root, options=OPTIONS)
+def pack(exercises, options, root, tmp_path_factory) -> PackPaths:
+    return export(exercises, tmp_path_factory.mktemp("pack") / "pack.zip", root=root, options=options)

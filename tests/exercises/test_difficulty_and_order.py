@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from harness.exercises.difficulty import changed_characters, difficulty, time_limit_minutes
@@ -32,6 +33,14 @@ def test_order_is_a_family_round_robin_fixed_by_the_seed():
     first = ordered(pool, random.Random("1:p"))
     assert [m.family for m in first] == [Family.WINDOW, Family.CLASSIC] * 3
     assert [m.id for m in ordered(list(reversed(pool)), random.Random("1:p"))] == [m.id for m in first]
+
+
+def test_operators_alternate_within_a_family():
+    """Many sites of one operator do not crowd out the family's other operators."""
+    other = dataclasses.replace(mutant("n0"), operator="classic/other")
+    pool = [mutant(f"b{i}") for i in range(4)] + [other]
+    first_two = {m.operator for m in ordered(pool, random.Random("3:p"))[:2]}
+    assert first_two == {"classic/op", "classic/other"}
 
 
 def test_silent_rare_domain_bugs_score_harder_than_loud_common_classic_ones():

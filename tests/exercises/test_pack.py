@@ -20,8 +20,6 @@ from harness.exercises.records import is_hidden_test
 from harness.exercises.statement import hints, reverse_patch
 from mutators.registry import all_mutators
 
-from conftest import OPTIONS
-
 
 @pytest.fixture(scope="module")
 def unpacked(pack, tmp_path_factory):
@@ -122,10 +120,10 @@ def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pa
     assert failed == set(exercise.fail_to_pass)
 
 
-def test_the_same_seed_gives_byte_identical_packs(exercises, pack, root, tmp_path):
+def test_the_same_seed_gives_byte_identical_packs(exercises, options, pack, root, tmp_path):
     """Rebuilt from scratch with the same options and seed, both archives are the same bytes."""
-    rebuilt = build_exercises(OPTIONS, root=root, jobs=2)
-    again = export(rebuilt, tmp_path / "pack.zip", root=root, options=OPTIONS)
+    rebuilt = build_exercises(options, root=root, jobs=2)
+    again = export(rebuilt, tmp_path / "pack.zip", root=root, options=options)
     assert again.candidate.read_bytes() == pack.candidate.read_bytes()
     assert again.instructor.read_bytes() == pack.instructor.read_bytes()
 
