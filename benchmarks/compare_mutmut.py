@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import asdict
@@ -39,7 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     mutmut_executable()  # create the environment before any clock starts
     work = Path(tempfile.mkdtemp(prefix="bugsmith-bench-"))
-    figures: dict[str, object] = {"jobs": args.jobs, "mutmut": MUTMUT_VERSION}
+    figures: dict[str, object] = {"jobs": args.jobs, "mutmut": MUTMUT_VERSION,
+                                  "bugsmith_commit": _commit()}
+    say(f"bugsmith at commit {figures['bugsmith_commit']} plus the working tree; "
+        f"mutmut {MUTMUT_VERSION}; python {sys.version.split()[0]}")
     try:
         for name in args.target or sorted(TARGETS):
             figures[name] = measure(TARGETS[name], work, args.jobs)
@@ -143,6 +147,13 @@ def _row(label: str, result: MutmutResult | BugsmithResult) -> str:
 
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{key} {value}" for key, value in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _commit() -> str:
+    # rev-parse only reads; it never touches the index others are using.
+    found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                           text=True, check=False)
+    return found.stdout.strip() or "unknown"
 
 
 def _load() -> str:

@@ -7,8 +7,8 @@ import pytest
 
 from reference.extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, NotFittedError
 
-# Twelve distinct points on a line; the targets are distinct too, so every leaf mean tells
-# which training rows share the leaf.
+# Twelve distinct points on a line with distinct targets: a fully grown tree ends in one-row
+# leaves, so it gives every training target back.
 LINE_X = np.arange(12.0).reshape(-1, 1)
 LINE_Y = np.array([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0, 5.5, 3.5, 8.0, 9.5])
 # Three classes in a 2-D grid: the class is set by the first column alone.
