@@ -54,6 +54,7 @@ def worker_env() -> dict[str, str]:
         NUMEXPR_NUM_THREADS="1",
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0",
+        BUGSMITH_MUTANT_RUN="1",  # lets a suite skip work that only helps humans (shrinking)
     )
     return env
 

@@ -3,7 +3,17 @@
 The harness runs these suites thousands of times, so the default profile keeps example counts
 small and derandomised (the same examples every run, so a verdict never depends on luck).
 """
-from hypothesis import HealthCheck, settings
+import os
+
+from hypothesis import HealthCheck, Phase, settings
+
+# Under bugsmith's mutation workers (which set BUGSMITH_MUTANT_RUN) a failing example is a
+# kill, and shrinking it to a minimal one would cost seconds per mutant for nothing.
+_PHASES = (
+    (Phase.explicit, Phase.reuse, Phase.generate)
+    if os.environ.get("BUGSMITH_MUTANT_RUN")
+    else tuple(Phase)
+)
 
 settings.register_profile(
     "bugsmith",
@@ -11,6 +21,7 @@ settings.register_profile(
     derandomize=True,
     deadline=None,
     database=None,
+    phases=_PHASES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
 )
 settings.register_profile("thorough", max_examples=500, deadline=None, database=None)
