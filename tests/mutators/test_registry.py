@@ -1,0 +1,57 @@
+"""The registry: every mutator is well formed, and plugins arrive through entry points."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+
+from harness.errors import ConfigError
+from mutators import registry
+from mutators.base import Example, Mutator
+from mutators.mutant import Family
+from mutators.testing import check_example
+
+ALL = registry.all_mutators()
+
+
+@pytest.mark.parametrize("mutator", ALL, ids=[cls.name for cls in ALL])
+def test_every_mutator_is_documented_and_has_golden_examples(mutator: type[Mutator]) -> None:
+    """A docstring says what bug it models; examples show a site and a near-miss non-site."""
+    assert mutator.__doc__ and len(mutator.__doc__.split()) >= 5
+    assert mutator.name.startswith(mutator.family.value + "/")
+    assert any(example.after for example in mutator.examples), "no positive example"
+    assert any(not example.after for example in mutator.examples), "no negative example"
+    for example in mutator.examples:
+        check_example(mutator(), example)
+
+
+class ShoutingPlugin(Mutator):
+    """`enabled` becomes `not enabled`: a plugin mutator that exists only to be loaded."""
+
+    name = "classic/plugin-negate-flag"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.Name("enabled")
+    examples = (Example(before="x = enabled\n", after=("x = not enabled\n",)),)
+
+    def mutate(self, node, ctx):
+        yield cst.UnaryOperation(operator=cst.Not(), expression=node)
+
+
+def test_entry_point_plugins_are_registered(monkeypatch) -> None:
+    """A third-party package's `bugsmith.mutators` entry point adds its mutator."""
+    point = EntryPoint(name="shouting", value=f"{__name__}:ShoutingPlugin", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [point] if group == registry.ENTRY_POINT_GROUP else [])
+    names = [mutator.name for mutator in registry.select(operators=["classic/plugin-negate-flag"])]
+    assert names == ["classic/plugin-negate-flag"]
+
+
+def test_unknown_family_or_operator_is_a_config_error() -> None:
+    """Selecting something that does not exist is a clear error, not an empty run."""
+    with pytest.raises(ConfigError, match="unknown family"):
+        registry.select(families=["nonsense"])
+    with pytest.raises(ConfigError, match="unknown operator"):
+        registry.select(operators=["classic/nonsense"])
