@@ -14,6 +14,21 @@ from harness.exercises.records import Exercise, is_hidden_test
 # The candidate's `reference/__init__.py`: the corpus's own one says "correct reference".
 PACKAGE_INIT = '"""The code under test."""\n'
 CONFTEST = "reference/conftest.py"
+# The candidate's conftest: the suites' hypothesis settings without the corpus's comments,
+# which talk about the mutation machinery.
+CANDIDATE_CONFTEST = '''"""Hypothesis settings: few examples, the same ones on every run."""
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "exercise",
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+settings.load_profile("exercise")
+'''
 CANDIDATE_PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\ntestpaths = reference\n"
 GRADER_PYTEST_INI = (
     "[pytest]\naddopts = -p no:cacheprovider\ntestpaths = reference\n"
@@ -67,7 +82,7 @@ def candidate_tree(root: Path, exercise: Exercise) -> dict[str, str]:
     files = buggy_code(root, exercise)
     files.update(visible_tests(root, exercise.problem))
     files["reference/__init__.py"] = PACKAGE_INIT
-    files[CONFTEST] = (root / CONFTEST).read_text(encoding="utf-8")
+    files[CONFTEST] = CANDIDATE_CONFTEST
     files["pytest.ini"] = CANDIDATE_PYTEST_INI
     return files
 

@@ -137,7 +137,7 @@ class ExtraTreesRegressor(_ExtraTrees):
         y = y.astype(float)
         if not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity")
-        return y.reshape(-1, 1)
+        return y[:, np.newaxis]
 
     def predict(self, X: Any) -> np.ndarray:
         """The mean over trees of the leaf means, shape (n,)."""
@@ -172,7 +172,8 @@ def _check_int(name: str, value: Any, low: int) -> None:
 def _n_candidates(max_features: MaxFeatures, n_features: int) -> int:
     """How many features a node draws, resolved as scikit-learn does."""
     if max_features is None:
-        return n_features
+        # Every feature, as the int d: then the checks below treat it as any other count.
+        max_features = n_features
     if max_features == "sqrt":
         return int(np.sqrt(n_features))
     if max_features == "log2":

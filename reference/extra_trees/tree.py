@@ -119,6 +119,9 @@ def _draw_split(
     values = X[rows[:, None], candidates]
     low, high = values.min(axis=0), values.max(axis=0)
     thresholds = low + (high - low) * rng.random(len(candidates))
+    # Rounding can land a draw on `high` (say for adjacent doubles), which splits nothing off;
+    # such a draw goes to `low` instead, as scikit-learn does, so the threshold is in [low, high).
+    thresholds = np.where(thresholds < high, thresholds, low)
     go_left = values <= thresholds
     n_left = go_left.sum(axis=0)
     n_right = len(rows) - n_left

@@ -62,12 +62,15 @@ def test_the_candidate_archive_reveals_nothing_about_the_bug(exercises, pack):
     with zipfile.ZipFile(pack.candidate) as archive:
         names = archive.namelist()
         text = "\n".join(names) + "\n".join(archive.read(n).decode("utf-8") for n in names)
-    hidden_names = set()
+    hidden_names, visible_names = set(), set()
     for exercise in exercises:
         for test in (*exercise.fail_to_pass, *exercise.pass_to_pass):
+            path, name = test.split("::")[0].rsplit("/", 1)[-1], test.split("::")[-1].split("[")[0]
             if is_hidden_test(test):
-                hidden_names.add(test.split("::")[-1].split("[")[0])
-                hidden_names.add(test.split("::")[0].rsplit("/", 1)[-1])
+                hidden_names.update((path, name))
+            else:
+                visible_names.add(name)
+    hidden_names -= visible_names  # a visible test may share a name with a held-back one
     forbidden = {m.name for m in all_mutators()} | hidden_names | {
         m.id for e in exercises for m in e.mutants} | {
         m.explanation for e in exercises for m in e.mutants} | {
@@ -100,8 +103,12 @@ def test_exercises_jsonl_matches_its_schema(exercises, unpacked):
         assert data["FAIL_TO_PASS"] == list(exercise.fail_to_pass)
 
 
-def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pack, unpacked, tmp_path):
+def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pack, unpacked, tmp_path,
+                                                                   monkeypatch):
     """The key property of a grader: the real fix passes, the handout as given does not."""
+    # The corpus's conftest skips shrinking failing examples under this variable: a failure
+    # is all this test needs, and shrinking costs seconds per test.
+    monkeypatch.setenv("BUGSMITH_MUTANT_RUN", "1")
     exercise = exercises[0]
     untouched = unpacked / "candidate" / exercise.id
     fixed = tmp_path / "fixed"
