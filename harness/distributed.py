@@ -182,7 +182,8 @@ class DaskExecutor:
                                      pure=False)
         _result(future)
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Any = None) -> None:
+        """`prepare` (adaptive test order) is ignored: batches are formed before they run."""
         distributed = _distributed()
         setup = asdict(self.setup)
         futures = {

@@ -26,6 +26,7 @@ from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.worker import FRESH_IMPORT_ALLOWANCE
 
 OnVerdict = Callable[[Job, Verdict], None]
+Prepare = Callable[[Job], Job]
 STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large suite
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
 
@@ -155,22 +156,23 @@ class ForkPool:
         if failures:
             raise HarnessError(f"the control run of unmutated code failed in a worker: {failures[0]}")
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
+        """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order)."""
         pending = deque(jobs)
         selector = selectors.DefaultSelector()
         for worker in self.workers:
             selector.register(worker.stdout, selectors.EVENT_READ, worker)
         try:
-            self._loop(pending, selector, on_verdict)
+            self._loop(pending, selector, on_verdict, prepare or (lambda job: job))
         finally:
             selector.close()
 
-    def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict) -> None:
+    def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare) -> None:
         idle = list(self.workers)
         busy = 0
         while pending or busy:
             while idle and pending:
-                idle.pop().submit(pending.popleft())
+                idle.pop().submit(prepare(pending.popleft()))
                 busy += 1
             for key, _ in selector.select(timeout=5.0):
                 worker: _Worker = key.data
@@ -238,9 +240,10 @@ class SubprocessPool:
         if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
             raise HarnessError("the control run of unmutated code failed in a fresh interpreter")
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict) -> None:
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
+        prepared = [(prepare or (lambda job: job))(job) for job in jobs]
         with ThreadPoolExecutor(max_workers=self.size) as threads:
-            for job, verdict in zip(jobs, threads.map(self._confirmed, jobs)):
+            for job, verdict in zip(prepared, threads.map(self._confirmed, prepared)):
                 on_verdict(job, verdict)
 
     def _confirmed(self, job: Job) -> Verdict:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -182,8 +183,11 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     counts = _counts(store, keys)
     total = len(the_plan.mutants)
 
+    order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
+
     def on_verdict(job: Job, verdict: Verdict) -> None:
         outcome = outcome_of(job, verdict)
+        order.learn(job.mutant_id, outcome)
         store.put_outcome(keys[job.mutant_id], outcome)
         counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
         if progress:
@@ -194,9 +198,35 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         factory = executor_factory or local_executor
         with factory(the_plan.setup, options) as executor:
             executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
-            executor.run(jobs, on_verdict)
+            executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
     return store.last_run()
+
+
+class KillOrder:
+    """Run first the tests that killed other mutants of the same function, then of the same
+    file, then the fastest (as PIT does): most mutants die in their first test."""
+
+    def __init__(self, scopes: dict[str, tuple[str, str]], by_id, options: RunOptions) -> None:
+        self.scopes = scopes
+        self.by_id = by_id
+        self.options = options
+        self.kills: dict[tuple[str, str] | str, Counter[str]] = defaultdict(Counter)
+
+    def learn(self, mutant_id: str, outcome: Outcome) -> None:
+        if outcome.status is Status.KILLED and outcome.killed_by:
+            file, function = self.scopes[mutant_id]
+            self.kills[(file, function)][outcome.killed_by[0]] += 1
+            self.kills[file][outcome.killed_by[0]] += 1
+
+    def prepare(self, job: Job) -> Job:
+        file, function = self.scopes.get(job.mutant_id, ("", ""))
+        in_function, in_file = self.kills.get((file, function), Counter()), self.kills.get(file, Counter())
+        tests = tuple(sorted(job.tests, key=lambda t: (-in_function[t], -in_file[t], self.by_id[t].duration, t)))
+        if tests == job.tests:
+            return job
+        limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)
+        return replace(job, tests=tests, limits=limits)
 
 
 def local_executor(setup: WorkerSetup, options: RunOptions):

@@ -292,6 +292,32 @@ def test_max_depth_is_reached_and_not_passed() -> None:
     assert depths == [3] * 5, f"deepest leaf per tree: {depths}"
 
 
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_default_trees_split_a_node_of_two_rows(kind: type[Forest]) -> None:
+    """The default min_samples_split is 2: two distinct rows with distinct targets part ways."""
+    forest = kind(n_estimators=3, random_state=0).fit([[0.0], [1.0]], [0, 1])
+    assert [len(tree.feature) for tree in forest.estimators_] == [3] * 3
+    assert forest.predict([[0.0], [1.0]]).tolist() == [0, 1]
+
+
+def test_a_classifier_splits_exactly_its_impure_nodes() -> None:
+    """Three classes on a line: a node is a leaf exactly when all its rows share one class."""
+    X, y = np.arange(9.0).reshape(-1, 1), np.array([0, 0, 0, 1, 1, 2, 2, 2, 2])
+    forest = ExtraTreesClassifier(n_estimators=10, random_state=0).fit(X, y)
+    for tree in forest.estimators_:
+        pure = tree.value.max(axis=1) == 1.0
+        np.testing.assert_array_equal(tree.children_left == -1, pure, err_msg=str(tree.value))
+
+
+def test_a_threshold_that_rounds_onto_a_training_value_sends_it_left() -> None:
+    """Between adjacent doubles the only threshold in [min, max) is min: its row goes left."""
+    X = np.array([[1.0], [np.nextafter(1.0, 2.0)]])
+    forest = ExtraTreesRegressor(n_estimators=20, max_depth=1, random_state=0).fit(X, [0.0, 1.0])
+    assert [float(tree.threshold[0]) for tree in forest.estimators_] == [1.0] * 20
+    assert [tree.value[:, 0].tolist() for tree in forest.estimators_] == [[0.5, 0.0, 1.0]] * 20
+    assert forest.predict(X).tolist() == [0.0, 1.0]
+
+
 # Varying columns and targets, so that a broken check cannot stall the fit on a constant node.
 SMALL_X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
 TARGETS = np.arange(4.0)
