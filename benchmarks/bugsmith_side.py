@@ -35,7 +35,7 @@ class BugsmithResult:
     mutant_phase: float  # every mutant, from the first job to the last verdict
     floor: float  # sum over killed mutants of their cheapest killing test's baseline time
     tests_time: float  # baseline time of every test a mutant ran (what a perfect runner pays)
-    timeout_seconds: float  # worker time spent on mutants that timed out
+    timeout_seconds: float  # recorded time of timed-out mutants (their confirming re-run)
     median_mutant: float  # median worker time of a killed or survived mutant, seconds
     jobs: int
 

@@ -81,7 +81,10 @@ def bench_env() -> dict[str, str]:
     workers set for themselves, so neither tool gets more than its `jobs` cores."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("VIRTUAL_ENV")}
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               NUMEXPR_NUM_THREADS="1")
+               NUMEXPR_NUM_THREADS="1",
+               # bugsmith's workers set this, and the reference suites' conftest then skips
+               # hypothesis shrinking; mutmut's runs must see the same suite.
+               BUGSMITH_MUTANT_RUN="1")
     return env
 
 

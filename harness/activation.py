@@ -11,6 +11,7 @@ Two ways, both without writing a file:
 
 from __future__ import annotations
 
+import ast
 import gc
 import importlib.abc
 import importlib.machinery
@@ -52,7 +53,8 @@ def find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
 def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: str) -> None:
     """Make every live function compiled from `function` in `path` run the mutated code."""
     if function is None:
-        raise NeedsFreshImport("the site runs at import time")
+        swap_defaults(index, path, mutated_source)
+        return
     targets = index.get((path, function))
     if not targets:
         raise NeedsFreshImport(f"{function} has no live function object")
@@ -63,6 +65,61 @@ def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: 
         raise NeedsFreshImport(f"{function}: the mutant changes the closure")
     for target in targets:
         target.__code__ = new
+
+
+def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple, dict] | None:
+    try:
+        positional = tuple(ast.literal_eval(d) for d in node.args.defaults)
+        keywords = {
+            arg.arg: ast.literal_eval(d)
+            for arg, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+            if d is not None
+        }
+    except ValueError:
+        return None
+    return positional, keywords
+
+
+def _defs(tree: ast.AST, prefix: str = "") -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[prefix + child.name] = child
+        elif isinstance(child, ast.ClassDef):
+            found.update(_defs(child, prefix + child.name + "."))
+    return found
+
+
+def swap_defaults(index: FunctionIndex, path: str, mutated_source: str) -> None:
+    """An import-time site that only changes literal default values: set them in place.
+
+    Default values are evaluated when the module runs, so a code swap cannot reach them; when
+    the mutant changes nothing else, assigning `__defaults__` is the same as re-importing.
+    """
+    with open(path, encoding="utf-8") as original_file:
+        original = ast.parse(original_file.read())
+    mutated = ast.parse(mutated_source)
+    if _without_defaults(original) != _without_defaults(mutated):
+        raise NeedsFreshImport("the site runs at import time")
+    before, after = _defs(original), _defs(mutated)
+    changed = [name for name in after if ast.dump(after[name].args) != ast.dump(before[name].args)]
+    values = [_literal_defaults(after[name]) for name in changed]
+    if len(changed) != 1 or values[0] is None or not index.get((path, changed[0])):
+        raise NeedsFreshImport("the site runs at import time")
+    positional, keywords = values[0]
+    for target in index[(path, changed[0])]:
+        target.__defaults__ = positional or None
+        target.__kwdefaults__ = keywords or None
+
+
+def _without_defaults(tree: ast.Module) -> str:
+    """The module's AST with every default value blanked, for comparing the rest."""
+    tree = ast.parse(ast.unparse(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            node.args.defaults = [ast.Constant(None) for _ in node.args.defaults]
+            node.args.kw_defaults = [None if d is None else ast.Constant(None) for d in node.args.kw_defaults]
+    return ast.dump(tree)
 
 
 class _MutantLoader(importlib.abc.Loader):

@@ -131,15 +131,15 @@ def _run_pytest(work: Path, junit: Path, targets: Sequence[str], timeout: float)
         process = subprocess.Popen(command, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=output,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            process.wait(timeout=timeout)
+            status = process.wait(timeout=timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
             # The whole session: the candidate's code may have started processes of its own.
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+            status = process.wait()
             timed_out = True
         output.seek(0)
-        return timed_out, output.read().decode("utf-8", "replace")
+        return timed_out, f"pytest exit status {status}\n" + output.read().decode("utf-8", "replace")
 
 
 def _results(junit: Path) -> dict[str, TestResult]:
