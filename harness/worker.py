@@ -9,6 +9,7 @@ process watches the clock and kills the child's whole process group when time is
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -49,6 +50,9 @@ class ForkServer:
             return True
         self.items = {item.nodeid: item for item in session.items}
         self.index = index_functions(frozenset(self.setup.sources))
+        # Everything collected so far lives on in every child: freezing it keeps the child's
+        # garbage collector from touching (and so copying) those pages after each fork.
+        gc.freeze()
         send(self.writer, {"ready": True, "tests": list(self.items)})
         while (message := receive(self.reader)) is not None:
             send(self.writer, self.run(Job.from_dict(message["job"])))

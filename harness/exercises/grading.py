@@ -88,7 +88,7 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         exercise_id=exercise_id, problem=exercise.problem, tests=tests,
         fix=_fix_kind(code, exercise, passed), diff_lines=diff_lines(handout, code),
         timed_out=timed_out, duration=round(time.monotonic() - started, 2),
-        detail="" if results else output[-2000:],
+        detail=output[-2000:] if any(t.outcome == "not run" for t in tests) else "",
     )
 
 

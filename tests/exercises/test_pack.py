@@ -148,7 +148,7 @@ def test_a_submission_that_hangs_is_killed_at_the_time_limit(exercises, pack, un
     hanging = tmp_path / "hanging"
     shutil.copytree(unpacked / "candidate" / exercise.id, hanging)
     path = next(iter(exercise.buggy))
-    (hanging / path).write_text("while True:\n    pass\n" + exercise.buggy[path])
+    (hanging / path).write_text(exercise.buggy[path] + "\nwhile True:  # never finishes importing\n    pass\n")
     result = grade(pack.instructor, exercise.id, hanging, timeout=3)
     assert result.timed_out and not result.passed and result.fix == "none"
 

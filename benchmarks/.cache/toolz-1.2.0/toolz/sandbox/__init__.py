@@ -1,2 +1,0 @@
-from .core import EqualityHashKey, unzip
-from .parallel import fold
