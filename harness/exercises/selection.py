@@ -122,7 +122,10 @@ class _ProblemBuilder:
 
     def __init__(self, root: Path, problem: str, options: ExerciseOptions, mutators, jobs, progress) -> None:
         folder = f"reference/{problem}"
-        self.run_options = config.resolve(root, (folder,), tests=(folder,), jobs=jobs)
+        # The exclude is explicit: without a `[tool.bugsmith]` table (an installed corpus)
+        # nothing else would keep the held-back tests' input strategies from being mutated.
+        self.run_options = config.resolve(root, (folder,), tests=(folder,), jobs=jobs,
+                                          exclude=("**/strategies.py",))
         self.problem = problem
         self.options = options
         self.progress = progress

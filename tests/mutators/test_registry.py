@@ -55,3 +55,48 @@ def test_unknown_family_or_operator_is_a_config_error() -> None:
         registry.select(families=["nonsense"])
     with pytest.raises(ConfigError, match="unknown operator"):
         registry.select(operators=["classic/nonsense"])
+
+
+class ParenthesizeReturn(Mutator):
+    """`return x` becomes `return (x)`: the same bytecode, so the engine must drop it."""
+
+    name = "classic/parenthesize"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.Return(value=m.Name())
+    examples = ()
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(value=ctx.expression(f"({node.value.value})"))
+        yield node.with_changes(value=ctx.expression(f"(({node.value.value}))"))
+
+
+def test_trivially_equivalent_and_duplicate_mutants_are_dropped_and_counted() -> None:
+    """A rewrite that compiles to the original's bytecode is dropped as trivially equivalent."""
+    from mutators.engine import mutants_of_source
+
+    found = mutants_of_source("def f(x):\n    return x\n", file="f.py", module="f",
+                              mutators=[ParenthesizeReturn()])
+    assert found.mutants == () and found.dropped_equivalent == 2
+
+
+class TwoWaysToZero(Mutator):
+    """`n` becomes `0` twice over: two proposals, one mutant."""
+
+    name = "classic/two-ways"
+    family = Family.CLASSIC
+    explanation = "`{original}` became `{mutated}`"
+    matcher = m.Integer(value="5")
+    examples = ()
+
+    def mutate(self, node, ctx):
+        yield node.with_changes(value="0")
+        yield ctx.expression("0")
+
+
+def test_mutants_with_the_same_code_are_one_mutant() -> None:
+    """Two proposals that compile to the same code are one mutant, and the other is counted."""
+    from mutators.engine import mutants_of_source
+
+    found = mutants_of_source("def f():\n    return 5\n", file="f.py", module="f", mutators=[TwoWaysToZero()])
+    assert len(found.mutants) == 1 and found.dropped_duplicates == 1
