@@ -316,13 +316,15 @@ def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
               help="The candidate's test file or folder.")
 @click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families.")
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
-def score(problem, tests, families, jobs) -> None:
-    """Score a candidate's tests: the share of the problem's mutants they detect."""
+@click.option("--no-triage", is_flag=True, help="Do not explain the survivors (faster).")
+def score(problem, tests, families, jobs, no_triage) -> None:
+    """Score a candidate's tests: the share of the problem's mutants they detect, and for each
+    bug they missed, the input that shows it and a test that would have caught it."""
     from harness.exercises.scoring import score_tests
     from harness.exercises.summary import score_text
 
     result = score_tests(problem, tests.resolve(), families=tuple(families), jobs=jobs,
-                         progress=_progress(sys.stderr.isatty()))
+                         progress=_progress(sys.stderr.isatty()), triage=not no_triage)
     click.echo(score_text(result))
 
 

@@ -30,11 +30,17 @@ exclude = ["**/strategies.py"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Survivor:
+    """A bug the candidate's tests missed, and (from triage) why and what test would catch it."""
+
     mutant_id: str
     operator: str
     family: str
     location: str  # file:line
     diff: str
+    explanation: str = ""
+    classification: str = ""  # unasserted, undertested, possibly equivalent, not triaged
+    witness: str = ""  # the input that shows the bug, and what each version does
+    suggested_test: str = ""  # verified: passes on the reference, fails on this bug
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,8 +56,13 @@ class SuiteScore:
 
 
 def score_tests(problem: str, tests: Path, *, root: Path | None = None, families: tuple[str, ...] = (),
-                jobs: int | None = None, progress: Callable | None = None) -> SuiteScore:
-    """Run the problem's mutants against `tests` (a file or folder of pytest tests)."""
+                jobs: int | None = None, progress: Callable | None = None,
+                triage: bool = True) -> SuiteScore:
+    """Run the problem's mutants against `tests` (a file or folder of pytest tests).
+
+    With `triage`, each survivor also says which input shows the bug and what assertion was
+    missing (harness.triage), so the candidate learns why their tests missed it.
+    """
     import harness
 
     root = (root or config.builtin_root()).resolve()
@@ -64,6 +75,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
         _build_project(project, root, problem, tests)
         options = config.resolve(project, families=families, jobs=jobs)
         result = harness.run(options, progress=progress)
+        findings = _triage(options, result) if triage else {}
     by_id = {m.id: m for m in result.mutants}
     tallies: dict[str, list] = defaultdict(list)
     survivors = []
@@ -71,9 +83,14 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
         mutant = by_id[outcome.mutant_id]
         tallies[mutant.family.value].append(outcome)
         if outcome.status in (Status.SURVIVED, Status.NO_COVERAGE):
+            finding = findings.get(mutant.id)
             survivors.append(Survivor(
                 mutant_id=mutant.id, operator=mutant.operator, family=mutant.family.value,
-                location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff))
+                location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff,
+                explanation=mutant.explanation,
+                classification=finding.classification.value if finding else "",
+                witness=finding.witness if finding else "",
+                suggested_test=finding.suggested_test if finding and finding.verified else ""))
     per_family = {}
     for family, outcomes in sorted(tallies.items()):
         counted = [o for o in outcomes if o.status not in (Status.EQUIVALENT, Status.ERROR)]
@@ -81,6 +98,14 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
     return SuiteScore(problem=problem, score=mutation_score(result.outcomes), tests=len(result.tests),
                       per_family=per_family, survivors=tuple(sorted(survivors, key=lambda s: s.location)),
                       duration=round(result.duration, 2))
+
+
+def _triage(options, result) -> dict:
+    from harness.triage.engine import triage
+
+    if not any(o.status is Status.SURVIVED for o in result.outcomes):
+        return {}
+    return {finding.mutant_id: finding for finding in triage(options).findings}
 
 
 def _build_project(project: Path, root: Path, problem: str, tests: Path) -> None:

@@ -60,5 +60,14 @@ def score_text(score: SuiteScore) -> str:
         lines.append(f"  {family:<11} {detected}/{counted}")
     if score.survivors:
         lines.append(f"{len(score.survivors)} surviving mutants:")
-        lines.extend(f"  {s.mutant_id}  {s.location}  {s.operator}" for s in score.survivors)
+        for survivor in score.survivors:
+            lines.append(f"  {survivor.mutant_id}  {survivor.location}  {survivor.operator}"
+                         + (f"  [{survivor.classification}]" if survivor.classification else ""))
+            if survivor.explanation:
+                lines.append(f"      {survivor.explanation}")
+            if survivor.witness:
+                lines.append(f"      missed: {survivor.witness}")
+            if survivor.suggested_test:
+                lines.append("      a test that catches it:")
+                lines.extend("        " + line for line in survivor.suggested_test.splitlines())
     return "\n".join(lines)
