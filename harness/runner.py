@@ -13,7 +13,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from pathlib import Path
 
 from harness import equivalents
 from harness.baseline import Baseline, run_baseline

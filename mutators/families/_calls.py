@@ -268,3 +268,29 @@ def _excerpts(old: str, new: str, width: int = 60, context: int = 15) -> tuple[s
         ("..." if start else "") + text[start : len(text) - cut] + ("..." if cut else "")
         for text in (old, new)
     )
+
+
+_BOUNDARY_FLIP = {
+    cst.LessThan: cst.LessThanEqual,
+    cst.LessThanEqual: cst.LessThan,
+    cst.GreaterThan: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.GreaterThan,
+}
+
+
+def boundary_flips(
+    node: cst.Comparison, involved: Callable[[cst.BaseExpression], bool]
+) -> Iterator[cst.Comparison]:
+    """`<` <-> `<=` and `>` <-> `>=`, one comparison at a time, where an operand is `involved`."""
+    left = node.left
+    for index, target in enumerate(node.comparisons):
+        flip = _BOUNDARY_FLIP.get(type(target.operator))
+        if flip is not None and (involved(left) or involved(target.comparator)):
+            operator = flip(
+                whitespace_before=target.operator.whitespace_before,
+                whitespace_after=target.operator.whitespace_after,
+            )
+            comparisons = list(node.comparisons)
+            comparisons[index] = target.with_changes(operator=operator)
+            yield node.with_changes(comparisons=comparisons)
+        left = target.comparator

@@ -16,7 +16,7 @@ import libcst.matchers as m
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
 from mutators.families._flow import words
-from mutators.families.shape import callee, in_place_of, positional
+from mutators.families._calls import callee, in_place_of, positional
 from mutators.mutant import Family
 
 _SUMS = frozenset({"sum", "nansum", "dot", "vdot", "inner"})

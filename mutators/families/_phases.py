@@ -16,7 +16,7 @@ import libcst.matchers as m
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
 from mutators.families._flow import binds, block_of, chains, dotted, moved, only, queueish, reads, words
-from mutators.families.shape import callee
+from mutators.families._calls import callee
 from mutators.mutant import Family
 
 _LOOPS = (cst.For, cst.While)

@@ -15,7 +15,7 @@ import libcst.matchers as m
 from mutators.base import Example, Mutator
 from mutators.context import Context
 from mutators.families._flow import ModuleFacts, dotted, identifiers, queueish, words
-from mutators.families.shape import callee, keyword, with_arg, without_arg
+from mutators.families._calls import callee, keyword, with_arg, without_arg
 from mutators.mutant import Family
 
 _TIME = frozenset({"arrival", "arrived", "time", "timestamp", "ts", "submit", "submitted",

@@ -19,7 +19,7 @@ from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
 from mutators.families._curves import CURVE_MUTATORS, R_, Replace
 from mutators.families._flow import words
-from mutators.families.shape import callee, keyword, positional, with_arg, without_arg
+from mutators.families._calls import callee, keyword, positional, with_arg, without_arg
 from mutators.mutant import Family
 
 _DIFF = m.Call(func=m.Name("diff") | m.Attribute(attr=m.Name("diff")), args=[m.Arg(value=m.Name() | m.Attribute(), keyword=None)])

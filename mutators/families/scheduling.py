@@ -31,7 +31,7 @@ from mutators.families._flow import (
 )
 from mutators.families._phases import PHASE_MUTATORS
 from mutators.families._queue_order import QUEUE_ORDER_MUTATORS
-from mutators.families.shape import callee
+from mutators.families._calls import boundary_flips, callee
 from mutators.mutant import Family
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
@@ -41,12 +41,6 @@ _MODULES = frozenset({"os", "shutil", "sys", "pathlib", "tempfile", "glob"})
 _BUDGET = frozenset({"budget", "capacity", "cap", "remaining", "limit", "free", "used", "quota",
                      "max", "maxsize", "maxlen", "allowance", "headroom"})
 _LOOPS = (cst.For, cst.While)
-_FLIP = {
-    cst.LessThan: cst.LessThanEqual,
-    cst.LessThanEqual: cst.LessThan,
-    cst.GreaterThan: cst.GreaterThanEqual,
-    cst.GreaterThanEqual: cst.GreaterThan,
-}
 
 
 def _exit_guard(stmt: cst.CSTNode) -> bool:
@@ -164,18 +158,7 @@ class BudgetOffByOne(Mutator):
     )
 
     def mutate(self, node: cst.Comparison, ctx: Context) -> Iterator[cst.CSTNode]:
-        left = node.left
-        for index, target in enumerate(node.comparisons):
-            flip = _FLIP.get(type(target.operator))
-            if flip is not None and (_budgetish(left) or _budgetish(target.comparator)):
-                operator = flip(
-                    whitespace_before=target.operator.whitespace_before,
-                    whitespace_after=target.operator.whitespace_after,
-                )
-                comparisons = list(node.comparisons)
-                comparisons[index] = target.with_changes(operator=operator)
-                yield node.with_changes(comparisons=comparisons)
-            left = target.comparator
+        yield from boundary_flips(node, _budgetish)
 
 
 def _is_filter(value: cst.BaseExpression) -> cst.CompFor | None:

@@ -14,8 +14,7 @@ import libcst.matchers as m
 
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
-# `callee`, `keyword`, `with_arg` and `without_arg` are also imported from here by other families.
-from mutators.families._calls import (  # noqa: F401
+from mutators.families._calls import (
     ARRAY_MODULES,
     callee,
     in_place_of,
@@ -25,7 +24,6 @@ from mutators.families._calls import (  # noqa: F401
     positional,
     replaced_arg,
     spelled_out,
-    with_arg,
     with_text,
     without_arg,
 )

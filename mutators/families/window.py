@@ -16,7 +16,7 @@ import libcst.matchers as m
 
 from mutators.base import Example, Mutator, Rewrite
 from mutators.context import Context
-from mutators.families._calls import callee, int_value, keyword, positional, spelled_out, without_arg
+from mutators.families._calls import boundary_flips, callee, int_value, keyword, positional, spelled_out, without_arg
 from mutators.mutant import Family
 
 # Operands that bind tighter than `+`, so `e + 1` means (e) + 1 without parentheses.
@@ -284,8 +284,6 @@ _BOUND_WORDS = frozenset(
 )
 _INDEX_NAMES = frozenset({"i", "j", "k", "n", "m", "t"})
 _WORD_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
-_SWAPPED = {cst.LessThan: cst.LessThanEqual, cst.LessThanEqual: cst.LessThan,
-            cst.GreaterThan: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.GreaterThan}
 
 
 def _is_bound_name(identifier: str) -> bool:
@@ -339,18 +337,7 @@ class BoundaryComparison(Mutator):
     )
 
     def mutate(self, node: cst.Comparison, ctx: Context) -> Iterator[cst.Comparison]:
-        left = node.left
-        for index, target in enumerate(node.comparisons):
-            swapped = _SWAPPED.get(type(target.operator))
-            if swapped is not None and (is_bound(left) or is_bound(target.comparator)):
-                operator = swapped(
-                    whitespace_before=target.operator.whitespace_before,
-                    whitespace_after=target.operator.whitespace_after,
-                )
-                comparisons = list(node.comparisons)
-                comparisons[index] = target.with_changes(operator=operator)
-                yield node.with_changes(comparisons=comparisons)
-            left = target.comparator
+        yield from boundary_flips(node, is_bound)
 
 
 MUTATORS = (WindowSize, MinPeriods, RangeBound, SliceBound, BoundaryComparison)
