@@ -79,8 +79,8 @@ class KillDuringControl:
             finished.set()
             thread.join()
 
-    def run(self, jobs, on_verdict) -> None:
-        self.inner.run(jobs, on_verdict)
+    def run(self, jobs, on_verdict, prepare=None) -> None:
+        self.inner.run(jobs, on_verdict, prepare)
 
 
 def _within(seconds: float, function, **kwargs):
