@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 
 from harness.baseline import Baseline
 from harness.config import RunOptions
@@ -94,11 +93,3 @@ class Evaluator:
         verdicts: dict[str, Verdict] = {}
         self._pool.run(jobs, lambda job, verdict: verdicts.__setitem__(job.mutant_id, verdict))
         return verdicts
-
-
-def results_by_test(verdict: Verdict) -> dict[str, dict]:
-    """Per-test results of a verdict, by test id."""
-    return {result["id"]: result for result in verdict.results}
-
-
-__all__ = ["Evaluator", "combined_source", "results_by_test", "Path"]

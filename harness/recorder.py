@@ -27,7 +27,7 @@ class TestResult:
     __test__ = False
 
     id: str
-    outcome: str  # "passed", "failed", "skipped"
+    outcome: str  # "passed" or "failed" (a skip or an expected failure is not a failure)
     when: str
     exception: str | None = None
     message: str = ""
