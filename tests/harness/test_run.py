@@ -156,3 +156,18 @@ def test_since_restricts_the_run_to_changed_lines(project: Path) -> None:
     result = run(project, since="HEAD")
     assert {m.span.line for m in result.mutants} == {23}
     assert result.mutants and len(result.outcomes) == len(result.mutants)
+
+
+def test_non_ascii_parametrize_ids_are_found_and_kill_for_real(project: Path) -> None:
+    """Tests with non-ASCII parametrize ids are selected, run and named; a missing test would
+    be a harness error, never a kill (a peer tool reports false kills here)."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + (
+        "\n\n@pytest.mark.parametrize('xs', [[1, 2]], ids=['ünïcödé-ß'])\n"
+        "def test_total_again(xs):\n    assert total(xs) == 3\n"))
+    result = run(project, isolation="subprocess")
+    outcomes = {o.mutant_id: o for o in result.outcomes}
+    deleted = next(m for m in result.mutants if m.span.line == 18 and m.mutated == "pass")
+    assert outcomes[deleted.id].status.value == "killed"
+    assert not [o for o in result.outcomes if "harness error" in o.detail]
+    assert any("test_total_again[" in test for o in result.outcomes for test in o.covered_by)
