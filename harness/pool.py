@@ -31,7 +31,7 @@ STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large su
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
 
 
-TIMEOUT_CONFIRMATION = 4.0  # a timeout is confirmed once with this many times the limit
+TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
 
 
 def confirm_timeout(job: Job) -> Job:
