@@ -57,7 +57,6 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
-Executor = Callable[..., object]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
