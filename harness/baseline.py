@@ -56,7 +56,8 @@ class _Contexts:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr).strip().splitlines()[-1:]}")
+            last_line = (str(report.longrepr).strip().splitlines() or ["(no message)"])[-1]
+            self.collect_errors.append(f"{report.nodeid}: {last_line}")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collected = list(session.items)
