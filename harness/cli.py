@@ -32,7 +32,7 @@ def _progress(enabled: bool):
 
     def show(event) -> None:
         line = terminal.progress_line(event.done, event.total, event.counts, event.eta)
-        click.echo("\r" + line, nl=False, err=True)
+        click.echo("\r" + line + "\x1b[K", nl=False, err=True)  # clear what a longer line left
         if event.done >= event.total:
             click.echo("", err=True)
 
