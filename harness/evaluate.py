@@ -16,7 +16,7 @@ from harness.discovery import source_files
 from harness.outcome import TestInfo
 from harness.pool import ForkPool, SubprocessPool
 from harness.protocol import Job, Patch, Verdict, WorkerSetup
-from harness.runner import _baseline
+from harness.runner import load_baseline, test_file_hashes
 from harness.selection import time_limit
 from harness.store import Store
 from mutators.mutant import Mutant
@@ -50,7 +50,8 @@ class Evaluator:
         )
         store = Store.open(options.store_path)
         try:
-            self.baseline: Baseline = _baseline(options, self.setup, self.sources, store)
+            self.baseline: Baseline = load_baseline(
+                options, self.setup, self.sources, store, test_file_hashes(options))
         finally:
             store.close()
         self.tests: dict[str, TestInfo] = {t.id: t for t in self.baseline.tests}

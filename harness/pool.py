@@ -23,6 +23,7 @@ from typing import IO, Any
 
 from harness.errors import HarnessError
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.verdict import control_failure
 from harness.worker import FRESH_IMPORT_ALLOWANCE
 
 OnVerdict = Callable[[Job, Verdict], None]
@@ -137,19 +138,12 @@ class ForkPool:
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Run unmutated code through every worker's machinery; all of it must pass."""
-        jobs = [
-            Job(mutant_id=f"control-{n}", module="", path="", function=None, source="",
-                tests=tuple(tests), timeout=timeout)
-            for n in range(len(self.workers))
-        ]
+        jobs = [Job.unmutated(f"control-{n}", tuple(tests), timeout) for n in range(len(self.workers))]
         failures: list[str] = []
 
         def check(job: Job, verdict: Verdict) -> None:
-            bad = [r for r in verdict.results if r.get("outcome") != "passed"]
-            if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
-                reason = (bad[0]["id"] + ": " + bad[0].get("message", "")) if bad else (
-                    verdict.error or verdict.died or ("timed out" if verdict.timed_out else "")
-                    or f"tests not found: {', '.join(verdict.missing[:3])}")
+            reason = control_failure(verdict)
+            if reason:
                 failures.append(reason)
 
         self.run(jobs, check)
@@ -233,12 +227,9 @@ class SubprocessPool:
         return None
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
-        job = Job(mutant_id="control", module="", path="", function=None, source="",
-                  tests=tuple(tests), timeout=timeout)
-        verdict = self._one(job)
-        bad = [r for r in verdict.results if r.get("outcome") != "passed"]
-        if bad or verdict.error or verdict.died or verdict.timed_out or verdict.missing:
-            raise HarnessError("the control run of unmutated code failed in a fresh interpreter")
+        reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
+        if reason:
+            raise HarnessError(f"the control run of unmutated code failed in a fresh interpreter: {reason}")
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         prepared = [(prepare or (lambda job: job))(job) for job in jobs]

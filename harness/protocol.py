@@ -35,6 +35,12 @@ class Job:
     extra: tuple[Patch, ...] = ()  # more mutated functions activated together (K bugs)
     task: dict[str, Any] | None = None  # survivor triage: replay/search instead of tests
 
+    @classmethod
+    def unmutated(cls, mutant_id: str, tests: tuple[str, ...], timeout: float) -> Job:
+        """A job that runs `tests` on the original code (a control run)."""
+        return cls(mutant_id=mutant_id, module="", path="", function=None, source="",
+                   tests=tests, timeout=timeout)
+
     @property
     def patches(self) -> tuple[Patch, ...]:
         first = Patch(module=self.module, path=self.path, function=self.function, source=self.source)

@@ -69,6 +69,7 @@ class Plan:
     sources: dict[str, str]
     setup: WorkerSetup
     baseline: Baseline
+    test_hashes: dict[str, str]  # test path -> sha256, for the baseline and the cache keys
 
 
 def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None = None) -> Plan:
@@ -83,8 +84,10 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None =
         root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
         sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
     )
+    test_hashes = test_file_hashes(options)
     return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources,
-                setup=setup, baseline=_baseline(options, setup, sources, store))
+                setup=setup, baseline=load_baseline(options, setup, sources, store, test_hashes),
+                test_hashes=test_hashes)
 
 
 def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
@@ -100,7 +103,7 @@ def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant,
     return mutants
 
 
-def _test_files(options: RunOptions) -> dict[str, str]:
+def test_file_hashes(options: RunOptions) -> dict[str, str]:
     """Hashes of every Python file under the test paths (tests, conftests, helpers)."""
     root = options.root.resolve()
     hashes: dict[str, str] = {}
@@ -111,9 +114,11 @@ def _test_files(options: RunOptions) -> dict[str, str]:
     return hashes
 
 
-def _baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store) -> Baseline:
+def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store,
+                  test_hashes: dict[str, str]) -> Baseline:
+    """The stored baseline for exactly these sources, tests and options, else a fresh one."""
     fingerprint = hashlib.sha256(
-        json.dumps([sources, _test_files(options), list(setup.pytest_args), list(setup.test_paths)],
+        json.dumps([sources, test_hashes, list(setup.pytest_args), list(setup.test_paths)],
                    sort_keys=True).encode()
     ).hexdigest()
     cached = store.baseline(fingerprint)
@@ -148,7 +153,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
              progress: ProgressCallback | None, executor_factory) -> RunResult:
     options, baseline = the_plan.options, the_plan.baseline
     by_id = {test.id: test for test in baseline.tests}
-    test_hashes = _test_files(options)
+    test_hashes = the_plan.test_hashes
     scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
     reviewed = equivalents.load(options.root)
     keys: dict[str, str] = {}

@@ -70,3 +70,15 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
             **common,
         )
     return Outcome(status=Status.SURVIVED, **common)
+
+
+def control_failure(verdict: Verdict) -> str | None:
+    """Why a control run (unmutated code) did not pass cleanly, or None if it did."""
+    bad = [r for r in verdict.results if r.get("outcome") != "passed"]
+    if bad:
+        return f"{bad[0]['id']}: {bad[0].get('message', '')}"
+    if verdict.timed_out:
+        return "timed out"
+    if verdict.missing:
+        return f"tests not found: {', '.join(verdict.missing[:3])}"
+    return verdict.error or verdict.died
