@@ -20,6 +20,8 @@ import types
 from collections import defaultdict
 from pathlib import Path
 
+from mutators.compiled import FUTURE_FLAGS
+
 
 class NeedsFreshImport(Exception):
     """The mutant cannot be swapped into live objects; run it in a fresh interpreter."""
@@ -50,21 +52,35 @@ def find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
     return None
 
 
-def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: str) -> None:
-    """Make every live function compiled from `function` in `path` run the mutated code."""
+def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: str,
+         unit: str = "") -> None:
+    """Make every live function compiled from `function` in `path` run the mutated code.
+
+    `unit`, when given, is the mutated top-level statement alone (harness.units): compiled
+    with the module's `__future__` flags it yields the same code object as the whole file.
+    """
     if function is None:
         swap_defaults(index, path, mutated_source)
         return
     targets = index.get((path, function))
     if not targets:
         raise NeedsFreshImport(f"{function} has no live function object")
-    new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
+    new = _from_unit(unit, path, function, targets[0].__code__.co_flags & FUTURE_FLAGS) if unit else None
+    if new is None:
+        new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
     if new is None:
         raise NeedsFreshImport(f"{function} not found in the mutated module")
     if any(len(f.__code__.co_freevars) != len(new.co_freevars) for f in targets):
         raise NeedsFreshImport(f"{function}: the mutant changes the closure")
     for target in targets:
         target.__code__ = new
+
+
+def _from_unit(unit: str, path: str, function: str, flags: int) -> types.CodeType | None:
+    try:
+        return find_code(compile(unit, path, "exec", flags=flags, dont_inherit=True), function)
+    except SyntaxError:
+        return None  # the whole file will say why
 
 
 def _literal_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple, dict] | None:

@@ -33,6 +33,20 @@ SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its te
 
 
 TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
+# A process that had the CPU for at least this share of its wall time was running, not
+# waiting for a core: its timeout stands without a second run.
+BUSY_SHARE = 0.5
+
+
+def needs_confirmation(verdict: Verdict) -> bool:
+    """Whether a timeout may be the machine's fault rather than the mutant's.
+
+    A test gets `factor x its baseline time + base` seconds. Had it been given at least half a
+    core it would have needed over 1.5x its baseline CPU time to run out of that, so a timeout
+    with a busy process is the mutant looping (or doing more work), and only a starved, sleeping
+    or blocked one deserves the second, longer run. Without a CPU figure, always confirm.
+    """
+    return verdict.cpu is None or verdict.cpu < BUSY_SHARE * verdict.elapsed
 
 
 def confirm_timeout(job: Job) -> Job:
@@ -181,7 +195,8 @@ class ForkPool:
                     idle.append(replacement)
                     continue
                 verdict = Verdict.from_dict(message)
-                if verdict.timed_out and job.mutant_id not in self.confirmed:
+                if (verdict.timed_out and job.mutant_id not in self.confirmed
+                        and needs_confirmation(verdict)):
                     self.confirmed.add(job.mutant_id)
                     pending.append(confirm_timeout(job))
                 else:

@@ -19,6 +19,7 @@ class Patch:
     path: str  # absolute
     function: str | None
     source: str
+    unit: str = ""  # the mutated top-level statement alone, at its lines (harness.units)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,6 +35,7 @@ class Job:
     limits: tuple[float, ...] = ()  # per-test time limits, in test order (else `timeout`)
     extra: tuple[Patch, ...] = ()  # more mutated functions activated together (K bugs)
     task: dict[str, Any] | None = None  # survivor triage: replay/search instead of tests
+    unit: str = ""  # the mutated top-level statement alone, at its lines (harness.units)
 
     @classmethod
     def unmutated(cls, mutant_id: str, tests: tuple[str, ...], timeout: float) -> Job:
@@ -43,7 +45,8 @@ class Job:
 
     @property
     def patches(self) -> tuple[Patch, ...]:
-        first = Patch(module=self.module, path=self.path, function=self.function, source=self.source)
+        first = Patch(module=self.module, path=self.path, function=self.function, source=self.source,
+                      unit=self.unit)
         return ((first,) if self.source else ()) + self.extra
 
     @classmethod
@@ -64,6 +67,7 @@ class Verdict:
     timed_out: bool = False
     died: str | None = None  # how the process ended without reporting, if it did
     elapsed: float = 0.0
+    cpu: float | None = None  # CPU seconds the test process used, where the OS tells
     fresh_import: bool = False
     findings: dict[str, Any] | None = None  # what a triage task found
 

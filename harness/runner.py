@@ -31,6 +31,7 @@ from harness.selection import (
     time_limit,
 )
 from harness.since import changed_lines
+from harness.units import Ranges, mutated_unit, statement_ranges
 from harness.store import Store
 from harness.verdict import outcome_of
 from mutators import registry
@@ -155,6 +156,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     by_id = {test.id: test for test in baseline.tests}
     test_hashes = the_plan.test_hashes
     scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
+    ranges = {file: statement_ranges(text) for file, text in the_plan.sources.items()}
     reviewed = equivalents.load(options.root)
     keys: dict[str, str] = {}
     jobs: list[Job] = []
@@ -170,7 +172,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         elif not tests:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.NO_COVERAGE)))
         else:
-            jobs.append(_job(mutant, the_plan, tests, by_id))
+            jobs.append(_job(mutant, the_plan, tests, by_id, ranges[mutant.file]))
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
     store.put_mutants(the_plan.mutants)
@@ -238,14 +240,17 @@ def local_executor(setup: WorkerSetup, options: RunOptions):
     return ForkPool(setup, options.jobs, options.root / ".bugsmith" / "logs")
 
 
-def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id) -> Job:
+def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id, ranges: Ranges) -> Job:
     options = the_plan.options
+    source = the_plan.sources[mutant.file]
+    mutated = mutant.apply(source)
     return Job(
         mutant_id=mutant.id,
         module=mutant.module,
         path=str((options.root / mutant.file).resolve()),
         function=mutant.function,
-        source=mutant.apply(the_plan.sources[mutant.file]),
+        source=mutated,
+        unit=mutated_unit(mutant, source, mutated, ranges) if mutant.function else "",
         tests=tests,
         timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
         limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),

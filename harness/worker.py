@@ -72,17 +72,19 @@ class ForkServer:
         messages, timed_out = _read_messages(read_end, started, job)
         os.close(read_end)
         _kill_group(pid)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
         elapsed = time.monotonic() - started
+        cpu = usage.ru_utime + usage.ru_stime
         final = next((m for m in messages if "mutant_id" in m), None)
         if final is not None and not timed_out:
-            return Verdict.from_dict({**final, "elapsed": elapsed})
+            return Verdict.from_dict({**final, "elapsed": elapsed, "cpu": cpu})
         return Verdict(
             mutant_id=job.mutant_id,
             results=tuple(m["result"] for m in messages if "result" in m),
             timed_out=timed_out,
             died=None if timed_out else _how_it_ended(status),
             elapsed=elapsed,
+            cpu=cpu,
         )
 
     def _child(self, job: Job, fd: int) -> None:
@@ -96,7 +98,7 @@ class ForkServer:
             return
         try:
             for patch in job.patches:
-                swap(self.index, patch.path, patch.function, patch.source)
+                swap(self.index, patch.path, patch.function, patch.source, patch.unit)
         except NeedsFreshImport:
             send(out, {"extend": FRESH_IMPORT_ALLOWANCE})
             send(out, run_fresh(self.setup, job))

@@ -153,7 +153,7 @@ def _described(result: Result, constructs: bool) -> str:
 def check(task: dict[str, Any], index: FunctionIndex, patches: tuple[Patch, ...]) -> dict[str, Any]:
     """Run a suggested test's source on the original (no patches) or on the mutant."""
     for patch in patches:
-        swap(index, patch.path, patch.function, patch.source)
+        swap(index, patch.path, patch.function, patch.source, patch.unit)
     namespace: dict[str, Any] = {"__name__": "bugsmith_suggested"}
     try:
         exec(compile(task["source"], "<suggested test>", "exec", dont_inherit=True), namespace)

@@ -64,8 +64,8 @@ def test_kill_details_say_which_test_and_how(project: Path) -> None:
 
 
 def test_timeout_is_enforced_within_its_limit(project: Path) -> None:
-    """A mutant that loops forever ends as timeout within its limit (3 x its tests' time + 1 s,
-    confirmed once with 2 x that limit so a busy machine cannot fake a timeout)."""
+    """A mutant that loops forever ends as timeout within its limit (3 x its tests' time + 1 s;
+    a process that did not have the CPU is confirmed with 2 x that limit, see test_pool)."""
     result = run(project)
     mutants = {m.id: m for m in result.mutants}
     loops = [o for o in result.outcomes if mutants[o.mutant_id].span.line == 29]
