@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import sqlite3
 import statistics
 import time
 from collections import Counter
@@ -29,8 +27,9 @@ class BugsmithResult:
     by_family: dict[str, int]
     wall: float  # seconds for the whole `harness.run`
     cpu: float  # user + system seconds of every process it ran
-    baseline: float  # the suite once, with per-test coverage, in its own interpreter
-    startup: float  # workers spawned, imported and collected the suite
+    baseline: float  # waiting for the workers to import and collect, then the suite once with
+    # per-test coverage, in chunks on every worker
+    startup: float  # spawning the workers (they import and collect while mutants are generated)
     control: float  # unmutated code run through the workers once
     mutant_phase: float  # every mutant, from the first job to the last verdict
     floor: float  # sum over killed mutants of their cheapest killing test's baseline time
@@ -54,7 +53,7 @@ class BugsmithResult:
 
 
 class _TimedExecutor:
-    """Wraps the local executor so that worker start-up, control and mutants are timed apart."""
+    """Wraps the local executor so that worker spawn, baseline, control and mutants are timed apart."""
 
     def __init__(self, inner: Any, phases: dict[str, float]) -> None:
         self.inner = inner
@@ -68,6 +67,12 @@ class _TimedExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.inner.__exit__(*exc)
+
+    def baseline(self) -> Any:
+        started = time.monotonic()
+        found = self.inner.baseline()
+        self.phases["baseline"] = time.monotonic() - started
+        return found
 
     def control(self, *args: Any, **kwargs: Any) -> None:
         started = time.monotonic()
@@ -103,7 +108,7 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
         by_family=dict(Counter(mutant.family.value for mutant in result.mutants)),
         wall=wall,
         cpu=cpu,
-        baseline=_baseline_seconds(options),
+        baseline=phases.get("baseline", 0.0),
         startup=phases.get("startup", 0.0),
         control=phases.get("control", 0.0),
         mutant_phase=phases.get("mutants", 0.0),
@@ -138,13 +143,6 @@ def tests_time(result: RunResult) -> float:
 
 def _median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
-
-
-def _baseline_seconds(options: RunOptions) -> float:
-    # The run result does not carry the baseline's duration; the store does.
-    with sqlite3.connect(options.store_path) as db:
-        rows = db.execute("SELECT data FROM baselines").fetchall()
-    return sum(json.loads(row[0])["duration"] for row in rows)
 
 
 def _check_imported_the_copy(result: RunResult, options: RunOptions) -> None:

@@ -113,10 +113,10 @@ def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult)
 
 def _phases(result: BugsmithResult) -> None:
     say(f"{result.label}: statuses {_counts(result.statuses)}; families {_counts(result.by_family)}")
-    say(f"  phases: baseline {result.baseline:.2f} s, worker start-up + collection "
-        f"{result.startup:.2f} s, control {result.control:.2f} s, mutants "
-        f"{result.mutant_phase:.2f} s, generation + planning + store {result.other:.2f} s "
-        f"(of {result.wall:.2f} s)")
+    say(f"  phases: workers spawned {result.startup:.2f} s, then mutant generation while they "
+        f"import and collect; workers ready + baseline under coverage {result.baseline:.2f} s, "
+        f"control {result.control:.2f} s, mutants {result.mutant_phase:.2f} s, "
+        f"generation + planning + store {result.other:.2f} s (of {result.wall:.2f} s)")
     say(f"  floor (cheapest killing test over killed mutants) {result.floor:.3f} s; "
         f"every test the mutants ran {result.tests_time:.3f} s")
     whole = result.overhead(result.wall, result.floor, result.mutants)

@@ -1,18 +1,25 @@
 """The baseline: run the whole suite once on unmutated code, with per-test line coverage.
 
-It runs in its own interpreter (`python -m harness.baseline`), because the user's code is
-untrusted and because coverage must see the first import of every module. A red baseline stops
-the run: with a failing suite, every verdict would be meaningless.
+Usually it runs inside the fork-server workers that will run the mutants: the suite is split
+into chunks of consecutive tests of one file, and each chunk runs in a forked child under
+coverage, on every core at once. The workers collect the suite once for both jobs, so a cold
+run pays for one collection per core instead of an extra interpreter that imports and
+collects everything again. Executors without a fork server run it in its own interpreter
+(`python -m harness.baseline`). Lines that run at import time are not tied to any test in
+either way (harness.selection gives their mutants every test that runs their file). A red
+baseline stops the run: with a failing suite, every verdict would be meaningless.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import coverage
@@ -20,8 +27,12 @@ import pytest
 
 from harness.errors import BaselineError, HarnessError
 from harness.outcome import TestInfo
-from harness.protocol import WorkerSetup, receive, send
+from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, protocol_streams
+
+TASK = {"kind": "baseline"}
+CHUNKS_PER_WORKER = 4  # enough that no core idles long at the end, few enough forks
+CHUNK_LIMIT = 3600.0  # seconds: a backstop for a suite that hangs, not a verdict
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +112,93 @@ def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
     }
 
 
+def chunk_jobs(tests: Sequence[str], workers: int) -> list[Job]:
+    """Jobs that run the suite in runs of consecutive tests of one file (module fixtures are
+    set up once per run), about CHUNKS_PER_WORKER per worker."""
+    size = max(1, math.ceil(len(tests) / (workers * CHUNKS_PER_WORKER)))
+    chunks: list[list[str]] = []
+    for test in tests:
+        last = chunks[-1] if chunks else None
+        if last is None or len(last) >= size or _file(last[-1]) != _file(test):
+            chunks.append([test])
+        else:
+            last.append(test)
+    return [replace(Job.unmutated(f"baseline-{n}", tuple(chunk), CHUNK_LIMIT), task=TASK, stop_on_failure=False)
+            for n, chunk in enumerate(chunks)]
+
+
+def _file(test_id: str) -> str:
+    return test_id.split("::", 1)[0]
+
+
+def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, setup: WorkerSetup,
+                      report: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Run `items` under coverage with one context per test (in a forked worker child):
+    report each test's result as it ends; return the lines each test ran."""
+    cov = coverage.Coverage(data_file=None, include=list(setup.sources), config_file=False)
+    results = []
+    cov.start()
+    try:
+        for position, item in enumerate(items):
+            cov.switch_context(item.nodeid)
+            following = items[position + 1] if position + 1 < len(items) else None
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+            cov.switch_context("")
+            result = recorder.results.get(item.nodeid)
+            if result is not None:
+                results.append(result.to_dict())
+                report({"result": result.to_dict()})
+    finally:
+        cov.stop()
+    return {"results": results, "lines": _lines_by_test(cov, setup.root)}
+
+
+def _lines_by_test(cov: coverage.Coverage, root: str) -> dict[str, dict[str, list[str]]]:
+    data = cov.get_data()
+    found = {}
+    for path in data.measured_files():
+        by_line = {str(n): [c for c in contexts if c] for n, contexts in data.contexts_by_lineno(path).items()}
+        found[os.path.relpath(path, root)] = {n: ids for n, ids in by_line.items() if ids}
+    return found
+
+
+def assemble(tests: Sequence[tuple[str, str]], verdicts: Sequence[Verdict], started: float) -> Baseline:
+    """The Baseline from the chunks' verdicts; raise BaselineError if any test did not pass.
+
+    `tests` are (id, file) in collection order.
+    """
+    results = {r["id"]: r for verdict in verdicts for r in verdict.results}
+    broken = next((v for v in verdicts if v.timed_out or v.died or v.error or v.missing), None)
+    failed = [{"id": r["id"], "message": f"{r.get('exception')}: {r.get('message', '')}".splitlines()[0][:200]}
+              for r in results.values() if r["outcome"] == "failed"]
+    if failed:
+        _raise_red(failed)
+    if broken is not None:
+        why = ("did not finish" if broken.timed_out else broken.died or broken.error
+               or f"tests not found: {', '.join(broken.missing[:3])}")
+        raise BaselineError(f"the baseline test run broke off: {why}")
+    lines: dict[str, dict[int, set[str]]] = {}
+    for verdict in verdicts:
+        for file, by_line in (verdict.findings or {}).get("lines", {}).items():
+            for number, ids in by_line.items():
+                lines.setdefault(file, {}).setdefault(int(number), set()).update(ids)
+    if not tests:
+        raise BaselineError("no tests were collected: check the test paths")
+    return Baseline(
+        tests=tuple(TestInfo(id=t, file=f, duration=results.get(t, {}).get("duration", 0.0)) for t, f in tests),
+        lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in lines.items()},
+        duration=time.monotonic() - started,
+    )
+
+
+def _raise_red(failed: Sequence[dict[str, str]]) -> None:
+    names = ", ".join(f["id"] for f in failed[:5])
+    more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
+    raise BaselineError(
+        f"{len(failed)} test(s) fail on the unmutated code: {names}{more} (first: {failed[0]['message']})"
+    )
+
+
 def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     """Run the suite once in a fresh interpreter; raise BaselineError if it is not green."""
     started = time.monotonic()
@@ -117,12 +215,7 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     if data["collect_errors"]:
         raise BaselineError(f"the tests cannot be collected: {data['collect_errors'][0]}")
     if data["failed"]:
-        names = ", ".join(f["id"] for f in data["failed"][:5])
-        more = f" and {len(data['failed']) - 5} more" if len(data["failed"]) > 5 else ""
-        raise BaselineError(
-            f"{len(data['failed'])} test(s) fail on the unmutated code: {names}{more} "
-            f"(first: {data['failed'][0]['message']})"
-        )
+        _raise_red(data["failed"])
     if not data["tests"]:
         raise BaselineError("no tests were collected: check the test paths")
     return Baseline.from_dict(

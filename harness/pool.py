@@ -21,6 +21,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
+from harness.baseline import Baseline, assemble, chunk_jobs
 from harness.errors import HarnessError
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.verdict import control_failure
@@ -92,13 +93,14 @@ class _Worker:
         self.job: Job | None = None
         self.sent_at = 0.0
 
-    def wait_ready(self) -> list[str]:
+    def wait_ready(self) -> list[tuple[str, str]]:
+        """The collected tests, as (id, file) in collection order."""
         message = receive(self.stdout)
         if message is None:
             raise HarnessError(f"a worker died while collecting the tests; see {self.log_path}")
         if "error" in message:
             raise HarnessError(f"a worker could not collect the tests: {message['error']}")
-        return list(message["tests"])
+        return list(zip(message["tests"], message["files"]))
 
     def submit(self, job: Job) -> None:
         self.job = job
@@ -120,27 +122,46 @@ class _Worker:
 
 
 class ForkPool:
-    """`jobs` fork-server workers, each of which collected the suite once."""
+    """`jobs` fork-server workers, each of which collected the suite once.
+
+    Entering starts the workers and returns at once, so that the caller can do its own work
+    (generating mutants) while they import and collect; the first call that needs them waits.
+    """
 
     def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path) -> None:
         self.setup = setup
         self.size = jobs
         self.log_dir = log_dir
         self.workers: list[_Worker] = []
-        self.tests: list[str] = []
+        self.tests: list[tuple[str, str]] = []  # (id, file) in collection order
         self.attempts: dict[str, int] = {}
         self.confirmed: set[str] = set()
         self._started = 0
+        self._ready = False
 
     def __enter__(self) -> ForkPool:
         try:
             self.workers = [self._spawn() for _ in range(self.size)]
-            for worker in self.workers:
-                self.tests = worker.wait_ready()
         except BaseException:
             self.__exit__()  # no worker outlives a failed start
             raise
         return self
+
+    def _wait_ready(self) -> None:
+        if self._ready:
+            return
+        for worker in self.workers:
+            self.tests = worker.wait_ready()
+        self._ready = True
+
+    def baseline(self) -> Baseline:
+        """The suite once on unmutated code, with per-test coverage, on every worker at once."""
+        started = time.monotonic()
+        self._wait_ready()
+        verdicts: list[Verdict] = []
+        self.run(chunk_jobs([test for test, _ in self.tests], len(self.workers)),
+                 lambda _, verdict: verdicts.append(verdict))
+        return assemble(self.tests, verdicts, started)
 
     def __exit__(self, *exc: object) -> None:
         for worker in self.workers:
@@ -166,6 +187,7 @@ class ForkPool:
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order)."""
+        self._wait_ready()
         pending = deque(jobs)
         selector = selectors.DefaultSelector()
         for worker in self.workers:

@@ -11,8 +11,11 @@ import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
 
 from harness import equivalents
 from harness.baseline import Baseline, run_baseline
@@ -73,22 +76,59 @@ class Plan:
     test_hashes: dict[str, str]  # test path -> sha256, for the baseline and the cache keys
 
 
-def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None = None) -> Plan:
-    files = source_files(options)
+class Executors:
+    """The run's executor, entered on first use and left when the run ends.
+
+    A cold run enters it before generating mutants: fork-server workers then import and
+    collect the suite while libcst works, and run the baseline as soon as they are ready.
+    """
+
+    def __init__(self, factory: Callable[[WorkerSetup, RunOptions], Any], setup: WorkerSetup,
+                 options: RunOptions) -> None:
+        self._factory = factory
+        self.setup = setup
+        self._options = options
+        self._stack = ExitStack()
+        self._entered: Any = None
+
+    def get(self) -> Any:
+        if self._entered is None:
+            self._entered = self._stack.enter_context(self._factory(self.setup, self._options))
+        return self._entered
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
+    return WorkerSetup(
+        root=str(options.root.resolve()), pytest_args=options.pytest_args, test_paths=options.tests,
+        sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
+    )
+
+
+def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
+         executors: Executors) -> Plan:
+    setup = executors.setup
+    files = [Path(path) for path in setup.sources]
+    root = options.root.resolve()
+    sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    test_hashes = test_file_hashes(options)
+    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
+    cached = store.baseline(fingerprint)
+    if cached is None:
+        executors.get()
     if mutators is None:
         mutators = registry.select(options.families, options.operators)
     enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
-    mutants = _restrict(options, enumeration.mutants)
-    root = options.root.resolve()
-    sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
-    setup = WorkerSetup(
-        root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
-        sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
-    )
-    test_hashes = test_file_hashes(options)
-    return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources,
-                setup=setup, baseline=load_baseline(options, setup, sources, store, test_hashes),
-                test_hashes=test_hashes)
+    if cached is not None:
+        baseline = Baseline.from_dict(cached)
+    else:
+        compute = getattr(executors.get(), "baseline", None)
+        baseline = compute() if compute else run_baseline(setup, worker_env())
+        store.put_baseline(fingerprint, baseline.to_dict())
+    return Plan(options=options, enumeration=enumeration, mutants=_restrict(options, enumeration.mutants),
+                sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes)
 
 
 def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
@@ -115,13 +155,19 @@ def test_file_hashes(options: RunOptions) -> dict[str, str]:
     return hashes
 
 
-def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store,
-                  test_hashes: dict[str, str]) -> Baseline:
-    """The stored baseline for exactly these sources, tests and options, else a fresh one."""
-    fingerprint = hashlib.sha256(
+def baseline_fingerprint(setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str]) -> str:
+    """What a baseline depends on: the code, the test files and how pytest is called."""
+    return hashlib.sha256(
         json.dumps([sources, test_hashes, list(setup.pytest_args), list(setup.test_paths)],
                    sort_keys=True).encode()
     ).hexdigest()
+
+
+def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store,
+                  test_hashes: dict[str, str]) -> Baseline:
+    """The stored baseline for exactly these sources, tests and options, else a fresh one
+    from its own interpreter."""
+    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     cached = store.baseline(fingerprint)
     if cached is not None:
         return Baseline.from_dict(cached)
@@ -143,15 +189,18 @@ def run(
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     store = Store.open(options.store_path)
+    executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
+                          options)
     try:
-        the_plan = plan(options, store, mutators)
-        return _execute(the_plan, store, started, started_at, progress, executor_factory)
+        the_plan = plan(options, store, mutators, executors)
+        return _execute(the_plan, store, started, started_at, progress, executors)
     finally:
+        executors.close()
         store.close()
 
 
 def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
-             progress: ProgressCallback | None, executor_factory) -> RunResult:
+             progress: ProgressCallback | None, executors: Executors) -> RunResult:
     options, baseline = the_plan.options, the_plan.baseline
     by_id = {test.id: test for test in baseline.tests}
     test_hashes = the_plan.test_hashes
@@ -200,10 +249,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                               elapsed=time.monotonic() - started))
 
     if jobs:
-        factory = executor_factory or local_executor
-        with factory(the_plan.setup, options) as executor:
-            executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
-            executor.run(jobs, on_verdict, order.prepare)
+        executor = executors.get()
+        executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
+        executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
     return store.last_run()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from mutators.mutant import Mutant
+from mutators.mutant import Mutant, line_starts
 
 Ranges = tuple[tuple[int, int], ...]  # first and last line of each top-level statement
 
@@ -35,15 +35,7 @@ def mutated_unit(mutant: Mutant, source: str, mutated: str, ranges: Ranges) -> s
         return ""
     first, last = inside[0]
     last += mutated.count("\n") - source.count("\n")
-    starts = _line_starts(mutated)
+    starts = line_starts(mutated)
     end = starts[last] if last < len(starts) else len(mutated)
     return "\n" * (first - 1) + mutated[starts[first - 1]:end]
 
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    return starts

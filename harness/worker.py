@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from harness import baseline
 from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, limit_memory, protocol_streams
@@ -41,7 +42,8 @@ class ForkServer:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+            last_line = (str(report.longrepr).strip().splitlines() or ["(no message)"])[-1]
+            self.collect_errors.append(f"{report.nodeid}: {last_line[-300:]}")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -53,7 +55,8 @@ class ForkServer:
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
         gc.freeze()
-        send(self.writer, {"ready": True, "tests": list(self.items)})
+        files = [item.location[0] for item in self.items.values()]
+        send(self.writer, {"ready": True, "tests": list(self.items), "files": files})
         while (message := receive(self.reader)) is not None:
             send(self.writer, self.run(Job.from_dict(message["job"])))
         return True
@@ -91,6 +94,9 @@ class ForkServer:
         os.setpgid(0, 0)
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
+        if job.task == baseline.TASK:
+            self._baseline(job, out)
+            return
         if job.task is not None:  # survivor triage activates (and toggles) the mutant itself
             from harness.triage.probe import perform
 
@@ -120,6 +126,14 @@ class ForkServer:
             if result.outcome == "failed" and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
+
+
+    def _baseline(self, job: Job, out: Any) -> None:
+        items = [self.items[test] for test in job.tests if test in self.items]
+        missing = tuple(test for test in job.tests if test not in self.items)
+        found = baseline.run_with_coverage(items, self.recorder, self.setup, lambda m: send(out, m))
+        send(out, Verdict(mutant_id=job.mutant_id, results=tuple(found["results"]), missing=missing,
+                          findings={"lines": found["lines"]}))
 
 
 def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import enum
 from dataclasses import asdict, dataclass
@@ -32,16 +33,28 @@ class Span:
 
     def offsets(self, source: str) -> tuple[int, int]:
         """Character offsets of this span in `source`."""
-        starts = _line_starts(source)
+        starts = line_starts(source)
         return starts[self.line - 1] + self.column, starts[self.end_line - 1] + self.end_column
 
 
-def _line_starts(source: str) -> list[int]:
+@functools.lru_cache(maxsize=4)
+def line_starts(source: str) -> tuple[int, ...]:
+    """Offset of each line's first character. Cached: every mutant of a file asks, and a
+    character loop over a 1,500-line file for each of them took most of the engine's time."""
     starts = [0]
-    for index, char in enumerate(source):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts
+    position = source.find("\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = source.find("\n", position + 1)
+    return tuple(starts)
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(source: str) -> tuple[str, ...]:
+    """The lines of `source` with their endings, split where `line_starts` splits."""
+    starts = line_starts(source)
+    ends = starts[1:] + (len(source),)
+    return tuple(source[a:b] for a, b in zip(starts, ends) if a < b)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,17 +119,17 @@ def span_diff(file: str, source: str, span: Span, mutated: str, context: int = 2
     Equivalent to `unified_diff` of the whole files (one hunk), without diffing whole files:
     difflib over a large file costs more than the rest of making a mutant.
     """
-    lines = source.splitlines(keepends=True)
-    starts = _line_starts(source)
+    lines = _lines(source)
+    starts = line_starts(source)
     lo, hi = span.offsets(source)
     first = span.line - 1
     last = span.end_line - 1 - (span.end_column == 0 and span.end_line > span.line)
     last = min(max(last, first), len(lines) - 1)
     end_of_last = starts[last] + len(lines[last])
-    old = lines[first : last + 1]
+    old = list(lines[first : last + 1])
     new = (source[starts[first] : lo] + mutated + source[hi:end_of_last]).splitlines(keepends=True)
-    before = lines[max(0, first - context) : first]
-    after = lines[last + 1 : last + 1 + context]
+    before = list(lines[max(0, first - context) : first])
+    after = list(lines[last + 1 : last + 1 + context])
     offset = first - len(before)
     hunks = difflib.unified_diff(
         before + old + after, before + new + after, f"a/{file}", f"b/{file}", n=context

@@ -135,6 +135,15 @@ def test_red_baseline_is_one_line_and_exit_2(shop: Path) -> None:
     assert "test_wrong" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 
+def test_tests_that_cannot_be_collected_are_one_line_and_exit_2(shop: Path) -> None:
+    """A test file that fails to import names the file and the error in one line, exit 2."""
+    (shop / "tests" / "test_broken.py").write_text("import no_such_module_here\n")
+    done = bugsmith("run", cwd=shop)
+    assert done.returncode == 2
+    assert "test_broken.py" in done.stderr and "no_such_module_here" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
 def test_report_without_a_run_is_a_clear_error(shop: Path) -> None:
     """Read-only commands never create the store; without a run they say what to do."""
     done = bugsmith("report", cwd=shop)

@@ -1,11 +1,13 @@
-"""The fork pool's timeout policy: a looping mutant is stopped once, a waiting one is re-run."""
+"""The fork pool: its timeout policy (a looping mutant is stopped once, a waiting one is re-run)
+and the baseline it runs in its workers."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation
+from harness.baseline import TASK, chunk_jobs, run_baseline
+from harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
 from harness.protocol import Job, Verdict, WorkerSetup
 
 from toyproject import CALC
@@ -53,3 +55,27 @@ def test_confirmation_rule() -> None:
     assert needs_confirmation(Verdict(mutant_id="a", timed_out=True, elapsed=2.0, cpu=0.3))
     assert needs_confirmation(Verdict(mutant_id="a", timed_out=True, elapsed=2.0, cpu=None))
     assert not needs_confirmation(Verdict(mutant_id="a", timed_out=True, elapsed=2.0, cpu=1.9))
+
+
+def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: Path, tmp_path: Path) -> None:
+    """Run in chunks on two workers, the baseline finds the same tests, files and per-line
+    covering tests as one run of the whole suite in a fresh interpreter."""
+    setup = _setup(project)
+    alone = run_baseline(setup, worker_env())
+    with ForkPool(setup, 2, tmp_path / "logs") as pool:
+        shared = pool.baseline()
+    assert [(t.id, t.file) for t in shared.tests] == [(t.id, t.file) for t in alone.tests]
+    assert all(t.duration > 0 for t in shared.tests)
+    covered = {file: {line: ids for line, ids in lines.items() if ids} for file, lines in alone.lines.items()}
+    assert shared.lines == covered
+    assert shared.lines["calcpkg/calc.py"][29] == (SPIN_TEST,)  # `i += 1` in spin's loop
+
+
+def test_chunks_keep_a_files_tests_together_in_order() -> None:
+    """Chunks never mix files, keep collection order, and give each worker several chunks."""
+    tests = [f"a.py::t{i}" for i in range(10)] + ["b.py::t0"] + [f"c.py::t{i}" for i in range(5)]
+    chunks = [job.tests for job in chunk_jobs(tests, 2)]
+    assert [test for chunk in chunks for test in chunk] == tests
+    assert all(len({test.split("::")[0] for test in chunk}) == 1 for chunk in chunks)
+    assert max(len(chunk) for chunk in chunks) == 2 and len(chunks) >= 8
+    assert all(job.task == TASK and not job.stop_on_failure for job in chunk_jobs(tests, 2))
