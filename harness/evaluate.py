@@ -48,21 +48,27 @@ class Evaluator:
             root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
             sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
         )
-        store = Store.open(options.store_path)
-        try:
-            self.baseline: Baseline = load_baseline(
-                options, self.setup, self.sources, store, test_file_hashes(options))
-        finally:
-            store.close()
-        self.tests: dict[str, TestInfo] = {t.id: t for t in self.baseline.tests}
+        self.baseline: Baseline | None = None
+        self.tests: dict[str, TestInfo] = {}
         self._pool: ForkPool | SubprocessPool | None = None
 
     def __enter__(self) -> Evaluator:
+        """Start the workers, and take the stored baseline or run one on them."""
         if self.options.isolation == "subprocess":
             self._pool = SubprocessPool(self.setup, self.options.jobs)
         else:
             self._pool = ForkPool(self.setup, self.options.jobs, self.options.root / ".bugsmith" / "logs")
         self._pool.__enter__()
+        store = Store.open(self.options.store_path)
+        try:
+            self.baseline = load_baseline(self.options, self.setup, self.sources, store,
+                                          test_file_hashes(self.options), self._pool)
+        except BaseException:
+            self._pool.__exit__()
+            raise
+        finally:
+            store.close()
+        self.tests = {t.id: t for t in self.baseline.tests}
         return self
 
     def __exit__(self, *exc: object) -> None:

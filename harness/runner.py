@@ -114,19 +114,13 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     root = options.root.resolve()
     sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
     test_hashes = test_file_hashes(options)
-    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
-    cached = store.baseline(fingerprint)
-    if cached is None:
+    cold = store.baseline(baseline_fingerprint(setup, sources, test_hashes)) is None
+    if cold:
         executors.get()
     if mutators is None:
         mutators = registry.select(options.families, options.operators)
     enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
-    if cached is not None:
-        baseline = Baseline.from_dict(cached)
-    else:
-        compute = getattr(executors.get(), "baseline", None)
-        baseline = compute() if compute else run_baseline(setup, worker_env())
-        store.put_baseline(fingerprint, baseline.to_dict())
+    baseline = load_baseline(options, setup, sources, store, test_hashes, executors.get() if cold else None)
     return Plan(options=options, enumeration=enumeration, mutants=_restrict(options, enumeration.mutants),
                 sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes)
 
@@ -164,14 +158,15 @@ def baseline_fingerprint(setup: WorkerSetup, sources: dict[str, str], test_hashe
 
 
 def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store,
-                  test_hashes: dict[str, str]) -> Baseline:
-    """The stored baseline for exactly these sources, tests and options, else a fresh one
-    from its own interpreter."""
+                  test_hashes: dict[str, str], executor: Any = None) -> Baseline:
+    """The stored baseline for exactly these sources, tests and options, else a fresh one:
+    from `executor` if it can run one (a fork pool), else from its own interpreter."""
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     cached = store.baseline(fingerprint)
     if cached is not None:
         return Baseline.from_dict(cached)
-    baseline = run_baseline(setup, worker_env())
+    compute = getattr(executor, "baseline", None)
+    baseline = compute() if compute else run_baseline(setup, worker_env())
     store.put_baseline(fingerprint, baseline.to_dict())
     return baseline
 
