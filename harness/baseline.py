@@ -162,21 +162,18 @@ def _lines_by_test(cov: coverage.Coverage, root: str) -> dict[str, dict[str, lis
     return found
 
 
-def assemble(tests: Sequence[tuple[str, str]], verdicts: Sequence[Verdict], started: float) -> Baseline:
-    """The Baseline from the chunks' verdicts; raise BaselineError if any test did not pass.
-
-    `tests` are (id, file) in collection order.
-    """
+def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict]], started: float) -> Baseline:
+    """The Baseline from the chunks' jobs and verdicts; raise BaselineError unless every test
+    passed. `tests` are (id, file) in collection order."""
+    verdicts = [verdict for _, verdict in runs]
     results = {r["id"]: r for verdict in verdicts for r in verdict.results}
-    broken = next((v for v in verdicts if v.timed_out or v.died or v.error or v.missing), None)
     failed = [{"id": r["id"], "message": f"{r.get('exception')}: {r.get('message', '')}".splitlines()[0][:200]}
               for r in results.values() if r["outcome"] == "failed"]
     if failed:
         _raise_red(failed)
-    if broken is not None:
-        why = ("did not finish" if broken.timed_out else broken.died or broken.error
-               or f"tests not found: {', '.join(broken.missing[:3])}")
-        raise BaselineError(f"the baseline test run broke off: {why}")
+    for job, verdict in runs:
+        if verdict.timed_out or verdict.died or verdict.error or verdict.missing:
+            _raise_broken(job, verdict, results)
     lines: dict[str, dict[int, set[str]]] = {}
     for verdict in verdicts:
         for file, by_line in (verdict.findings or {}).get("lines", {}).items():
@@ -189,6 +186,13 @@ def assemble(tests: Sequence[tuple[str, str]], verdicts: Sequence[Verdict], star
         lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in lines.items()},
         duration=time.monotonic() - started,
     )
+
+
+def _raise_broken(job: Job, verdict: Verdict, results: dict[str, Any]) -> None:
+    culprit = next((test for test in job.tests if test not in results), job.tests[0])
+    why = (f"no result within {job.timeout:.0f} s" if verdict.timed_out else verdict.died or verdict.error
+           or f"tests not found: {', '.join(verdict.missing[:3])}")
+    raise BaselineError(f"the baseline run broke off at {culprit}: {why}")
 
 
 def _raise_red(failed: Sequence[dict[str, str]]) -> None:

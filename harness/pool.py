@@ -158,10 +158,10 @@ class ForkPool:
         """The suite once on unmutated code, with per-test coverage, on every worker at once."""
         started = time.monotonic()
         self._wait_ready()
-        verdicts: list[Verdict] = []
+        runs: list[tuple[Job, Verdict]] = []
         self.run(chunk_jobs([test for test, _ in self.tests], len(self.workers)),
-                 lambda _, verdict: verdicts.append(verdict))
-        return assemble(self.tests, verdicts, started)
+                 lambda job, verdict: runs.append((job, verdict)))
+        return assemble(self.tests, runs, started)
 
     def __exit__(self, *exc: object) -> None:
         for worker in self.workers:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.baseline import TASK, chunk_jobs, run_baseline
+from harness.errors import BaselineError
 from harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
 from harness.protocol import Job, Verdict, WorkerSetup
 
@@ -79,3 +82,12 @@ def test_chunks_keep_a_files_tests_together_in_order() -> None:
     assert all(len({test.split("::")[0] for test in chunk}) == 1 for chunk in chunks)
     assert max(len(chunk) for chunk in chunks) == 2 and len(chunks) >= 8
     assert all(job.task == TASK and not job.stop_on_failure for job in chunk_jobs(tests, 2))
+
+
+def test_a_test_that_exits_during_the_baseline_is_named(project: Path, tmp_path: Path) -> None:
+    """A suite whose test ends the process stops the baseline with an error naming that test."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_quits():\n    import os\n    os._exit(3)\n")
+    with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
+        with pytest.raises(BaselineError, match=r"test_quits: .*exited with status 3"):
+            pool.baseline()
