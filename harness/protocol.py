@@ -65,6 +65,7 @@ class Verdict:
     missing: tuple[str, ...] = ()  # selected tests the runner could not find
     error: str | None = None  # activation or machinery failure
     timed_out: bool = False
+    running: str | None = None  # the test that was running when its time ran out
     died: str | None = None  # how the process ended without reporting, if it did
     elapsed: float = 0.0
     cpu: float | None = None  # CPU seconds the test process used, where the OS tells

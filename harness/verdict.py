@@ -50,7 +50,7 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
         )
     if verdict.timed_out:
         return Outcome(
-            status=Status.TIMEOUT, detail=f"no verdict within {job.timeout:.1f} s", **common
+            status=Status.TIMEOUT, detail=_timeout_detail(job, verdict), **common
         )
     if verdict.error:
         return Outcome(status=Status.ERROR, detail=verdict.error, **common)
@@ -70,6 +70,14 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
             **common,
         )
     return Outcome(status=Status.SURVIVED, **common)
+
+
+def _timeout_detail(job: Job, verdict: Verdict) -> str:
+    """Which test ran out of time, and its limit (per test when the job has per-test limits)."""
+    if verdict.running in job.tests and len(job.limits) == len(job.tests):
+        limit = job.limits[job.tests.index(verdict.running)]
+        return f"{verdict.running} ran past its limit of {limit:.1f} s"
+    return f"no verdict within {job.timeout:.1f} s"
 
 
 def control_failure(verdict: Verdict) -> str | None:

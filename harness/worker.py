@@ -81,10 +81,12 @@ class ForkServer:
         final = next((m for m in messages if "mutant_id" in m), None)
         if final is not None and not timed_out:
             return Verdict.from_dict({**final, "elapsed": elapsed, "cpu": cpu})
+        results = tuple(m["result"] for m in messages if "result" in m)
         return Verdict(
             mutant_id=job.mutant_id,
-            results=tuple(m["result"] for m in messages if "result" in m),
+            results=results,
             timed_out=timed_out,
+            running=job.tests[len(results)] if timed_out and len(results) < len(job.tests) else None,
             died=None if timed_out else _how_it_ended(status),
             elapsed=elapsed,
             cpu=cpu,
