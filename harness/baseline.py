@@ -29,6 +29,7 @@ from harness.errors import BaselineError, HarnessError
 from harness.outcome import TestInfo
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, protocol_streams
+from harness.tool_state import StateOutsideTheTree
 
 TASK = {"kind": "baseline"}
 CHUNKS_PER_WORKER = 4  # enough that no core idles long at the end, few enough forks
@@ -89,7 +90,7 @@ def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
     try:
         code = pytest.main(
             [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts],
+            plugins=[recorder, contexts, StateOutsideTheTree(setup.root)],
         )
     finally:
         cov.stop()

@@ -16,6 +16,7 @@ import pytest
 from harness.activation import install_finder
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, limit_memory, protocol_streams
+from harness.tool_state import StateOutsideTheTree
 
 
 class Selection:
@@ -47,7 +48,7 @@ def run(setup: WorkerSetup, job: Job) -> Verdict:
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection])
+    pytest.main(arguments, plugins=[recorder, selection, StateOutsideTheTree(setup.root)])
     if selection.collect_errors:
         return Verdict(
             mutant_id=job.mutant_id,

@@ -24,6 +24,7 @@ from typing import IO, Any
 from harness.baseline import Baseline, assemble, chunk_jobs
 from harness.errors import HarnessError
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.tool_state import tool_env
 from harness.verdict import control_failure
 from harness.worker import FRESH_IMPORT_ALLOWANCE
 
@@ -60,10 +61,11 @@ def confirm_timeout(job: Job) -> Job:
     )
 
 
-def worker_env() -> dict[str, str]:
+def worker_env(root: str | Path) -> dict[str, str]:
     """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
-    hangs otherwise), no bytecode written into the user's tree, stable hashing."""
+    hangs otherwise), no bytecode or tool caches written into the user's tree, stable hashing."""
     env = dict(os.environ)
+    env.update(tool_env(root))
     env.update(
         OMP_NUM_THREADS="1",
         OPENBLAS_NUM_THREADS="1",
@@ -84,7 +86,7 @@ class _Worker:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.worker"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                cwd=setup.root, env=worker_env(), start_new_session=True,
+                cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
             )
         assert self.process.stdin and self.process.stdout
         self.stdin: IO[bytes] = self.process.stdin
@@ -284,7 +286,7 @@ class SubprocessPool:
         process = subprocess.Popen(
             [sys.executable, "-m", "harness.isolated"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env=worker_env(), start_new_session=True,
+            env=worker_env(self.setup.root), start_new_session=True,
         )
         try:
             out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)

@@ -166,7 +166,7 @@ def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, st
     if cached is not None:
         return Baseline.from_dict(cached)
     compute = getattr(executor, "baseline", None)
-    baseline = compute() if compute else run_baseline(setup, worker_env())
+    baseline = compute() if compute else run_baseline(setup, worker_env(setup.root))
     store.put_baseline(fingerprint, baseline.to_dict())
     return baseline
 

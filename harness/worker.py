@@ -26,6 +26,7 @@ from harness import baseline
 from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, limit_memory, protocol_streams
+from harness.tool_state import StateOutsideTheTree
 
 FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
 
@@ -215,7 +216,7 @@ def main() -> int:
     sys.path.insert(0, setup.root)
     recorder = Recorder(frozenset(setup.sources))
     server = ForkServer(setup, reader, writer, recorder)
-    pytest.main(pytest_arguments(setup), plugins=[recorder, server])
+    pytest.main(pytest_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.root)])
     return 0
 
 

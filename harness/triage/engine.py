@@ -69,7 +69,7 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
         setup = _setup(options, last)
         recording_started = time.monotonic()
         targets = {(_path(options, m), m.function) for m in survivors if m.function}
-        recorded = record_calls(setup, targets, worker_env(), settings.recording) if survivors else {}
+        recorded = record_calls(setup, targets, worker_env(setup.root), settings.recording) if survivors else {}
         recording_seconds = time.monotonic() - recording_started
         findings = _probe_all(options, setup, last, survivors, recorded, settings, progress, started)
         for finding in findings:

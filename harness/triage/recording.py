@@ -34,6 +34,7 @@ from harness.activation import index_functions
 from harness.errors import HarnessError
 from harness.protocol import WorkerSetup, receive, send
 from harness.recorder import limit_memory, protocol_streams
+from harness.tool_state import StateOutsideTheTree
 
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -189,7 +190,7 @@ def main() -> int:
     limit_memory(setup.memory_limit_mb)
     plugin = CallRecorder({tuple(t) for t in request["targets"]}, Budget(**request["budget"]))
     pytest.main([*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths],
-                 plugins=[plugin])
+                 plugins=[plugin, StateOutsideTheTree(setup.root)])
     send(writer, {"calls": plugin.calls})
     return 0
 

@@ -64,7 +64,7 @@ def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: 
     """Run in chunks on two workers, the baseline finds the same tests, files and per-line
     covering tests as one run of the whole suite in a fresh interpreter."""
     setup = _setup(project)
-    alone = run_baseline(setup, worker_env())
+    alone = run_baseline(setup, worker_env(setup.root))
     with ForkPool(setup, 2, tmp_path / "logs") as pool:
         shared = pool.baseline()
     assert [(t.id, t.file) for t in shared.tests] == [(t.id, t.file) for t in alone.tests]

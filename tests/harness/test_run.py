@@ -51,6 +51,22 @@ def test_every_verdict_and_the_tree_is_untouched(project: Path) -> None:
     assert tree_digest(project) == before
 
 
+def test_test_tools_keep_their_state_out_of_the_tree(project: Path) -> None:
+    """Hypothesis saves the failing examples mutants cause under .bugsmith/, never in the
+    user's tree (where its default database would also replay them against other mutants)."""
+    (project / "tests" / "test_props.py").write_text(
+        "from hypothesis import given, strategies as st\n\n"
+        "from calcpkg.calc import total\n\n\n"
+        "@given(st.integers(min_value=1))\n"
+        "def test_total_of_one(x):\n"
+        "    assert total([x]) == x\n")
+    before = tree_digest(project)
+    result = run(project)
+    assert by_source(result)[(18, "s += x", "pass")] == "killed"
+    assert tree_digest(project) == before
+    assert (project / ".bugsmith" / "tool-state" / "hypothesis").is_dir()
+
+
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
     """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
     result = run(project)

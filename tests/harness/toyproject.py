@@ -172,11 +172,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    """Every file of the source tree but bugsmith's own store, with a hash of its bytes."""
+    """Every file and folder of the tree but bugsmith's own `.bugsmith/`, a file with a hash
+    of its bytes: an empty cache folder left behind counts as a change too."""
     return {
-        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
         for path in sorted(root.rglob("*"))
-        if path.is_file() and ".bugsmith" not in path.parts
+        if ".bugsmith" not in path.relative_to(root).parts
     }
 
 
