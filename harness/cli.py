@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from harness import config, terminal
-from harness.errors import BugsmithError, UnknownMutantError
+from harness.errors import BugsmithError, ConfigError, UnknownMutantError
 from harness.outcome import RunResult
 from harness.store import Store
 
@@ -214,6 +214,12 @@ def _enumerate_one(mutant_id: str):
     raise UnknownMutantError(f"no mutant with id {mutant_id!r} (see `bugsmith mutants`)")
 
 
+_PROJECT = click.option(
+    "--project", type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="A project whose pyproject.toml has [tool.bugsmith.exercises] (default: the current folder's"
+         " project if it has one, else the built-in reference problems).")
+
+
 def _selection(function):
     """The options that choose exercises, shared by `exercises` and `pack export`."""
     options = [
@@ -225,18 +231,37 @@ def _selection(function):
         click.option("--silent-only", is_flag=True, help="Only bugs that fail by a wrong answer."),
         click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same exercises."),
         click.option("--jobs", type=int, help="Worker processes (default: one per core)."),
+        _PROJECT,
     ]
     for option in reversed(options):
         function = option(function)
     return function
 
 
-def _build(problems, count, bugs, families, silent_only, seed, jobs):
+def _exercise_root(project: Path | None) -> Path:
+    """Where the problems come from: `--project`, else the current project, else the corpus."""
+    found = config.find_project((project or Path.cwd()).resolve())
+    if found is not None and "exercises" in found[1]:
+        return found[0]
+    if project is not None:
+        raise ConfigError(f"{project.resolve()}: no [tool.bugsmith.exercises] table in its pyproject.toml")
+    return config.builtin_root()
+
+
+def _default_out(root: Path, name: str) -> Path:
+    # The corpus writes under its own generated/; a user's tree is written only in .bugsmith/.
+    if root == config.builtin_root():
+        return root / "generated" / name
+    return root / config.STORE_DIR / name
+
+
+def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
     from harness.exercises import ExerciseOptions, build_exercises
 
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
                               silent_only=silent_only, seed=seed)
-    return options, build_exercises(options, jobs=jobs, progress=_exercise_progress(sys.stderr.isatty()))
+    return options, build_exercises(options, root=root, jobs=jobs,
+                                    progress=_exercise_progress(sys.stderr.isatty()))
 
 
 def _exercise_progress(enabled: bool):
@@ -250,14 +275,16 @@ def _exercise_progress(enabled: bool):
 @_selection
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: generated/exercises/).")
-def exercises(problems, count, bugs, families, silent_only, seed, jobs, out) -> None:
-    """Build validated debug exercises from the reference problems."""
+def exercises(problems, count, bugs, families, silent_only, seed, jobs, project, out) -> None:
+    """Build validated debug exercises from the reference problems or a project's
+    [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
+    in a project)."""
     from harness.exercises.pack import save_exercises
     from harness.exercises.summary import exercises_text
 
-    options, built = _build(problems, count, bugs, families, silent_only, seed, jobs)
-    root = config.builtin_root()
-    for path in save_exercises(built, out or root / "generated" / "exercises", root=root, options=options):
+    root = _exercise_root(project)
+    options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+    for path in save_exercises(built, out or _default_out(root, "exercises"), root=root, options=options):
         click.echo(f"wrote {path}")
     click.echo(exercises_text(built))
 
@@ -272,17 +299,18 @@ def pack() -> None:
 @click.option("--from", "source", type=click.Path(exists=True, path_type=Path),
               help="Export exercises saved by `bugsmith exercises` instead of building new ones.")
 @click.option("--out", type=click.Path(path_type=Path),
-              help="A folder for two trees, or NAME.zip for two archives (default: generated/pack/).")
-def pack_export(problems, count, bugs, families, silent_only, seed, jobs, source, out) -> None:
+              help="A folder for two trees, or NAME.zip for two archives (default: generated/pack/,"
+                   " or .bugsmith/pack/ in a project).")
+def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
     from harness.exercises.pack import export, load_exercises
 
-    root = config.builtin_root()
+    root = _exercise_root(project)
     if source is not None:
         options, built = None, load_exercises(source)
     else:
-        options, built = _build(problems, count, bugs, families, silent_only, seed, jobs)
-    paths = export(built, out or root / "generated" / "pack", root=root, options=options)
+        options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+    paths = export(built, out or _default_out(root, "pack"), root=root, options=options)
     click.echo(f"candidate: {paths.candidate}")
     click.echo(f"instructor: {paths.instructor}")
 
@@ -311,20 +339,21 @@ def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
 
 
 @cli.command()
-@click.option("--problem", required=True, help="The reference problem the tests are for.")
+@click.option("--problem", required=True, help="The problem the tests are for.")
 @click.option("--tests", "tests", required=True, type=click.Path(exists=True, path_type=Path),
               help="The candidate's test file or folder.")
 @click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families.")
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
 @click.option("--no-triage", is_flag=True, help="Do not explain the survivors (faster).")
-def score(problem, tests, families, jobs, no_triage) -> None:
+@_PROJECT
+def score(problem, tests, families, jobs, no_triage, project) -> None:
     """Score a candidate's tests: the share of the problem's mutants they detect, and for each
     bug they missed, the input that shows it and a test that would have caught it."""
     from harness.exercises.scoring import score_tests
     from harness.exercises.summary import score_text
 
-    result = score_tests(problem, tests.resolve(), families=tuple(families), jobs=jobs,
-                         progress=_progress(sys.stderr.isatty()), triage=not no_triage)
+    result = score_tests(problem, tests.resolve(), root=_exercise_root(project), families=tuple(families),
+                         jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage)
     click.echo(score_text(result))
 
 

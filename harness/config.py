@@ -24,6 +24,7 @@ DEFAULT_EXCLUDE = (
 _KEYS = {
     "paths", "tests", "pytest-args", "families", "operators", "exclude",
     "timeout-factor", "jobs", "isolation", "memory-limit-mb",
+    "exercises",  # problems for `bugsmith exercises`: read by harness.exercises.projects
 }
 
 

@@ -17,12 +17,12 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.exercises.layout import is_test_kit
 from harness.exercises.pack import instructor_folder, load_exercise
+from harness.exercises.problems import GradingLayout, corpus_layout, grading_layout, is_reference_kit
 from harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 
 DEFAULT_TIMEOUT = 300.0
@@ -72,16 +72,17 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         scratch_path = Path(scratch)
         instructor = instructor_folder(pack, scratch_path / "pack")
         exercise = load_exercise(instructor, exercise_id)
-        code = submitted_code(submission, exercise)
-        handout = _read_tree(instructor / exercise_id / "handout")
+        layout = grading_layout(instructor / exercise_id, exercise.problem)
+        handout = _read_tree(instructor / exercise_id / "handout", every_file=layout.code is not None)
+        code = submitted_code(submission, exercise, layout, handout)
         work = scratch_path / "work"
         shutil.copytree(instructor / exercise_id / "tests", work)
         for path, text in code.items():
             (work / path).parent.mkdir(parents=True, exist_ok=True)
             (work / path).write_text(text, encoding="utf-8")
         started = time.monotonic()
-        timed_out, results, output = run_tests(work, ("reference",), timeout)
-    tests = tuple(results.get(t, TestResult(id=t, hidden=is_hidden_test(t), outcome="not run"))
+        timed_out, results, output = run_tests(work, layout.targets, timeout, hidden=layout.is_hidden)
+    tests = tuple(results.get(t, TestResult(id=t, hidden=layout.is_hidden(t), outcome="not run"))
                   for t in (*exercise.fail_to_pass, *exercise.pass_to_pass))
     passed = not timed_out and all(t.outcome == "passed" for t in tests)
     return Grade(
@@ -92,30 +93,42 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
     )
 
 
-def submitted_code(submission: Path, exercise: Exercise) -> dict[str, str]:
-    """The submission's code files of the problem (its tests and helpers are ignored)."""
-    folder = submission / "reference" / exercise.problem
-    code = {}
-    for path in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
-        relative = path.relative_to(submission).as_posix()
-        if path.is_file() and not path.is_symlink() and not is_test_kit(relative):
-            code[relative] = path.read_text(encoding="utf-8", errors="replace")
-    missing = sorted(set(exercise.buggy) - set(code))
+def submitted_code(submission: Path, exercise: Exercise, layout: GradingLayout | None = None,
+                   handout: dict[str, str] | None = None) -> dict[str, str]:
+    """The submission's code files of the problem (its tests, helpers and extra files are ignored).
+
+    In a project's pack, a code file the submission lacks is taken as handed out: only the
+    files with the bugs must be there.
+    """
+    layout = layout or corpus_layout(exercise.problem)
+    if layout.code is None:
+        folder = submission / layout.folder
+        paths = [p for p in sorted(folder.rglob("*.py")) if folder.is_dir()
+                 and not is_reference_kit(p.relative_to(submission).as_posix())]
+    else:
+        paths = [submission / relative for relative in layout.code]
+    code = dict(handout or {}) if layout.code is not None else {}
+    for path in paths:
+        if path.is_file() and not path.is_symlink():
+            code[path.relative_to(submission).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+    missing = sorted(f for f in exercise.buggy
+                     if not (submission / f).is_file() or (submission / f).is_symlink())
     if missing:
         raise ExerciseError(f"{submission}: the submission has no {missing[0]}")
     return code
 
 
-def _read_tree(folder: Path) -> dict[str, str]:
+def _read_tree(folder: Path, *, every_file: bool = False) -> dict[str, str]:
     return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(folder.rglob("*.py")) if p.is_file()}
+            for p in sorted(folder.rglob("*" if every_file else "*.py")) if p.is_file()}
 
 
-def run_tests(work: Path, targets: Sequence[str], timeout: float) -> tuple[bool, dict[str, TestResult], str]:
+def run_tests(work: Path, targets: Sequence[str], timeout: float,
+              hidden: Callable[[str], bool] = is_hidden_test) -> tuple[bool, dict[str, TestResult], str]:
     """Run pytest on `targets` in `work`, in a subprocess: (timed out, results by test id, output)."""
     junit = work.parent / f"{work.name}-junit.xml"
     timed_out, output = _run_pytest(work, junit, targets, timeout)
-    results = _results(junit) if junit.is_file() else {}
+    results = _results(junit, hidden) if junit.is_file() else {}
     junit.unlink(missing_ok=True)
     return timed_out, results, output
 
@@ -142,7 +155,7 @@ def _run_pytest(work: Path, junit: Path, targets: Sequence[str], timeout: float)
         return timed_out, f"pytest exit status {status}\n" + output.read().decode("utf-8", "replace")
 
 
-def _results(junit: Path) -> dict[str, TestResult]:
+def _results(junit: Path, hidden: Callable[[str], bool]) -> dict[str, TestResult]:
     try:
         tree = ElementTree.parse(junit)
     except ElementTree.ParseError:
@@ -157,7 +170,7 @@ def _results(junit: Path) -> dict[str, TestResult]:
                 outcome = {"failure": "failed"}.get(tag, tag)
                 message = (child.get("message") or "").splitlines()[0][:300] if child.get("message") else ""
                 break
-        results[test_id] = TestResult(id=test_id, hidden=is_hidden_test(test_id), outcome=outcome,
+        results[test_id] = TestResult(id=test_id, hidden=hidden(test_id), outcome=outcome,
                                       message=message)
     return results
 

@@ -14,26 +14,23 @@ from pathlib import Path
 from typing import Any
 
 from harness.exercises.layout import buggy_code, visible_tests
+from harness.exercises.problems import Problem, load_problems, problem_named
 from harness.exercises.records import Exercise
 from harness.exercises.statement import hints, reverse_patch, statement
 
 SCHEMA_FILE = "exercise-instance.schema.json"
-REPO = "bugsmith/reference"
 
 
-def problem_text(root: Path, problem: str) -> str:
-    return (root / "reference" / problem / "problem.md").read_text(encoding="utf-8")
-
-
-def instance(exercise: Exercise, root: Path) -> dict[str, Any]:
+def instance(exercise: Exercise, root: Path | Problem) -> dict[str, Any]:
     """One SWE-bench-style task instance of an exercise."""
+    problem = root if isinstance(root, Problem) else problem_named(root, exercise.problem)
     return {
         "instance_id": exercise.instance_id,
-        "repo": REPO,
+        "repo": problem.repo,
         "problem": exercise.problem,
-        "problem_statement": statement(exercise, problem_text(root, exercise.problem)),
-        "buggy_files": buggy_code(root, exercise),
-        "test_files": visible_tests(root, exercise.problem),
+        "problem_statement": statement(exercise, problem),
+        "buggy_files": buggy_code(problem, exercise),
+        "test_files": visible_tests(problem),
         "patch": reverse_patch(exercise),
         "FAIL_TO_PASS": list(exercise.fail_to_pass),
         "PASS_TO_PASS": list(exercise.pass_to_pass),
@@ -49,7 +46,8 @@ def instance(exercise: Exercise, root: Path) -> dict[str, Any]:
 
 def jsonl(exercises: Sequence[Exercise], root: Path) -> str:
     """The `exercises.jsonl` text: one instance per line, keys sorted, so it is reproducible."""
-    return "".join(json.dumps(instance(e, root), sort_keys=True) + "\n" for e in exercises)
+    problems = load_problems(root)
+    return "".join(json.dumps(instance(e, problems[e.problem]), sort_keys=True) + "\n" for e in exercises)
 
 
 @cache

@@ -8,6 +8,11 @@ candidate/                      instructor/
     reference/<problem>/...         handout/ (the buggy code as handed out)
       (buggy code, visible tests)
 
+A problem from a user's project keeps the project's paths instead of `reference/<problem>/`
+(e.g. `src/mylib/...`, `tests/...` and the pytest configuration), and its instructor folder
+adds `layout.json`: the code files, the test files to run and the held-back ones, so that
+the grader needs nothing but the pack.
+
 `--out DIR` writes the two trees `DIR/candidate` and `DIR/instructor`; `--out NAME.zip`
 writes `NAME-candidate.zip` and `NAME-instructor.zip`. Both are byte-reproducible.
 """
@@ -22,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.exercises.archive import extract_pack, write_tree, write_zip
-from harness.exercises.instances import jsonl, problem_text
+from harness.exercises.instances import jsonl
 from harness.exercises.layout import buggy_code, candidate_tree, grader_kit
+from harness.exercises.problems import REFERENCE, Problem, load_problems
 from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions
 from harness.exercises.statement import hints, render, reverse_patch, solution, statement
 
@@ -39,13 +45,33 @@ class PackPaths:
 
 def candidate_files(exercises: Sequence[Exercise], root: Path) -> dict[str, str]:
     """Every file of the candidate part, by path inside it."""
+    problems = _problems(exercises, root)
     files = {"README.md": render("pack_readme.md.j2", exercises=exercises)}
     for exercise in exercises:
-        for path, text in candidate_tree(root, exercise).items():
+        problem = problems[exercise.problem]
+        for path, text in candidate_tree(problem, exercise).items():
             files[f"{exercise.id}/{path}"] = text
-        text = statement(exercise, problem_text(root, exercise.problem))
-        files[f"{exercise.id}/README.md"] = render("candidate_readme.md.j2", statement=text)
+        text = statement(exercise, problem)
+        # Last: the statement is the folder's README, whatever file a project has there.
+        files[f"{exercise.id}/README.md"] = render("candidate_readme.md.j2", statement=text,
+                                                   requirements=problem.requirements)
     return files
+
+
+def _problems(exercises: Sequence[Exercise], root: Path) -> dict[str, Problem]:
+    problems = load_problems(root)
+    missing = sorted({e.problem for e in exercises} - set(problems))
+    if missing:
+        raise ExerciseError(f"{root} has no problem {missing[0]!r}: export from the project the"
+                            " exercises were built from")
+    for exercise in exercises:  # saved exercises are patches of the code as it was then
+        problem = problems[exercise.problem]
+        changed = sorted(f for f, text in exercise.reference.items()
+                         if f not in problem.code or problem.read(f) != text)
+        if changed:
+            raise ExerciseError(f"{changed[0]} changed since {exercise.id} was built;"
+                                " build the exercises again")
+    return problems
 
 
 def instructor_files(exercises: Sequence[Exercise], root: Path, candidate: dict[str, str],
@@ -57,15 +83,19 @@ def instructor_files(exercises: Sequence[Exercise], root: Path, candidate: dict[
         "answer-key.md": render("answer_key.md.j2", exercises=exercises),
         "exercises.jsonl": jsonl(exercises, root),
     }
+    problems = _problems(exercises, root)
     for exercise in exercises:
         prefix = exercise.id
+        problem = problems[exercise.problem]
         files[f"{prefix}/exercise.json"] = _json(exercise.to_dict())
+        if problem.source != REFERENCE:  # a corpus pack's layout is implied by its problem's name
+            files[f"{prefix}/layout.json"] = _json(problem.layout())
         files[f"{prefix}/solution.md"] = solution(exercise)
         files[f"{prefix}/solution.patch"] = reverse_patch(exercise)
         files[f"{prefix}/hints.md"] = "".join(f"{i}. {h}\n" for i, h in enumerate(hints(exercise), 1))
-        for path, text in grader_kit(root, exercise).items():
+        for path, text in grader_kit(problem, exercise).items():
             files[f"{prefix}/tests/{path}"] = text
-        for path, text in buggy_code(root, exercise).items():
+        for path, text in buggy_code(problem, exercise).items():
             files[f"{prefix}/handout/{path}"] = text
     return files
 

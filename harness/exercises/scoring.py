@@ -1,8 +1,10 @@
-"""`bugsmith score`: the mutation score of a candidate's tests against a reference problem.
+"""`bugsmith score`: the mutation score of a candidate's tests against a problem's code.
 
-The candidate's tests are outside the corpus, so they run in a throwaway project: the problem's
-code, the suites' hypothesis profile, their tests under `tests/`, and a `[tool.bugsmith]`
-table. The run's baseline proves their tests pass on the reference before any mutant runs.
+The candidate's tests are outside the corpus or project, so they run in a throwaway project:
+the problem's code, what its tests need (the corpus's hypothesis profile; a project's
+conftest.py files, helpers and pytest configuration), their tests under `tests/`, and a
+`[tool.bugsmith]` table. The run's baseline proves their tests pass on the original code
+before any mutant runs.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import config
-from harness.exercises.layout import CONFTEST, PACKAGE_INIT, code_files
+from harness.exercises.layout import code_files
+from harness.exercises.problems import CONFTEST, PACKAGE_INIT, REFERENCE, Problem, problem_named
+from harness.exercises.pytest_config import toml_table
 from harness.exercises.records import ExerciseError
-from harness.exercises.selection import problems_of
 from harness.outcome import Status, mutation_score
 
 _PYPROJECT = """\
@@ -66,13 +69,15 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
     import harness
 
     root = (root or config.builtin_root()).resolve()
-    if problem not in problems_of(root):
-        raise ExerciseError(f"unknown problem {problem!r}; choose from {', '.join(problems_of(root))}")
+    spec = problem_named(root, problem)
     if not tests.exists():
         raise ExerciseError(f"no such file or directory: {tests}")
     with tempfile.TemporaryDirectory(prefix="bugsmith-score-") as scratch:
         project = Path(scratch)
-        _build_project(project, root, problem, tests)
+        if spec.source == REFERENCE:
+            _build_project(project, root, problem, tests)
+        else:
+            _build_from_project(project, spec, tests)
         options = config.resolve(project, families=families, jobs=jobs)
         result = harness.run(options, progress=progress)
         findings = _triage(options, result) if triage else {}
@@ -109,9 +114,7 @@ def _triage(options, result) -> dict:
 
 
 def _build_project(project: Path, root: Path, problem: str, tests: Path) -> None:
-    for path, text in code_files(root, problem).items():
-        (project / path).parent.mkdir(parents=True, exist_ok=True)
-        (project / path).write_text(text, encoding="utf-8")
+    _write(project, code_files(root, problem))
     strategies = root / "reference" / problem / "strategies.py"
     if strategies.is_file():  # candidates may reuse the corpus's input generators
         shutil.copy(strategies, project / "reference" / problem / "strategies.py")
@@ -119,9 +122,34 @@ def _build_project(project: Path, root: Path, problem: str, tests: Path) -> None
     # At the root, so that the hypothesis profile applies to tests under tests/ too.
     shutil.copy(root / CONFTEST, project / "conftest.py")
     (project / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
-    target = project / "tests"
+    _copy_tests(tests, project / "tests")
+
+
+def _build_from_project(scratch: Path, problem: Problem, tests: Path) -> None:
+    """The problem's package, what its tests need, its pytest configuration, and `tests` under tests/."""
+    _write(scratch, code_files(problem))
+    _write(scratch, {path: problem.read(path) for path in problem.support})
+    table = config.from_table(problem.root, config.read_table(problem.root / "pyproject.toml") or {})
+    bugsmith = toml_table("tool.bugsmith", {
+        "paths": list(problem.mutate), "tests": ["tests"], "exclude": list(table.exclude),
+        "pytest-args": list(table.pytest_args)})
+    glue = dict(problem.grader_glue)
+    # The exercise's pyproject.toml holds only the pytest table: bugsmith's own goes after it.
+    glue["pyproject.toml"] = glue.get("pyproject.toml", "") + bugsmith
+    _write(scratch, glue)
+    _copy_tests(tests, scratch / "tests")
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text, encoding="utf-8")
+
+
+def _copy_tests(tests: Path, target: Path) -> None:
     if tests.is_dir():
-        shutil.copytree(tests, target, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+        shutil.copytree(tests, target, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"),
+                        dirs_exist_ok=True)
     else:
-        target.mkdir()
+        target.mkdir(exist_ok=True)
         shutil.copy(tests, target / tests.name)

@@ -22,7 +22,8 @@ from harness import config
 from harness.discovery import source_files
 from harness.evaluate import Evaluator, combined_source
 from harness.exercises.difficulty import difficulty, time_limit_minutes
-from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom, is_hidden_test
+from harness.exercises.problems import Problem, load_problems
+from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
 from harness.outcome import Failure
 from harness.protocol import Verdict
 from harness.runner import test_file_hashes
@@ -50,8 +51,8 @@ class Evidence:
 
 
 def problems_of(root: Path) -> list[str]:
-    """The problems of a corpus: folders of `reference/` that hold a `problem.md`."""
-    return sorted(p.parent.name for p in (root / "reference").glob("*/problem.md"))
+    """The problems of `root`: its `[tool.bugsmith.exercises]`, else its `reference/` corpus."""
+    return list(load_problems(root))
 
 
 def eligible(mutant: Mutant) -> bool:
@@ -94,8 +95,8 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
                     progress: Progress | None = None) -> tuple[Exercise, ...]:
     """Validated exercises as `options` ask, spread evenly over the problems; same seed, same result."""
     root = (root or config.builtin_root()).resolve()
-    known = problems_of(root)
-    problems = list(options.problems) or known
+    known = load_problems(root)
+    problems = list(options.problems) or list(known)
     unknown = [p for p in problems if p not in known]
     if unknown:
         raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
@@ -107,7 +108,7 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     found: list[Exercise] = []
     for problem in problems:
         if quotas[problem]:
-            builder = _ProblemBuilder(root, problem, options, mutators, jobs, progress)
+            builder = _ProblemBuilder(known[problem], options, mutators, jobs, progress)
             found.extend(builder.build(quotas[problem]))
     if len(found) < options.count:
         raise ExerciseError(
@@ -120,24 +121,23 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
 class _ProblemBuilder:
     """Builds one problem's exercises with one pool of workers."""
 
-    def __init__(self, root: Path, problem: str, options: ExerciseOptions, mutators, jobs, progress) -> None:
-        folder = f"reference/{problem}"
-        # The exclude is explicit: without a `[tool.bugsmith]` table (an installed corpus)
-        # nothing else would keep the held-back tests' input strategies from being mutated.
-        self.run_options = config.resolve(root, (folder,), tests=(folder,), jobs=jobs,
-                                          exclude=("**/strategies.py",))
-        self.problem = problem
+    def __init__(self, problem: Problem, options: ExerciseOptions, mutators, jobs, progress) -> None:
+        self.run_options = config.resolve(problem.root, problem.mutate, tests=problem.test_paths, jobs=jobs,
+                                          exclude=problem.exclude)
+        self.spec = problem
+        self.problem = problem.name
         self.options = options
         self.progress = progress
-        enumeration = enumerate_mutants(source_files(self.run_options), root=root, mutators=mutators)
+        enumeration = enumerate_mutants(source_files(self.run_options), root=problem.root, mutators=mutators)
         candidates = [m for m in enumeration.mutants if eligible(m)]
-        self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem}"))
+        self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem.name}"))
 
     def build(self, quota: int) -> list[Exercise]:
         with Evaluator(self.run_options) as ev:
             self.ev = ev
             self.all_tests = tuple(sorted(ev.tests))
-            self.visible = tuple(t for t in self.all_tests if not is_hidden_test(t))
+            self.visible = tuple(t for t in self.all_tests if not self.spec.is_hidden(t))
+            self._check_test_files()
             store = Store.open(self.run_options.store_path)
             try:
                 self.store = store
@@ -151,6 +151,14 @@ class _ProblemBuilder:
             finally:
                 store.close()
         return [self._exercise(evidence) for evidence in chosen]
+
+    def _check_test_files(self) -> None:
+        """Every collected test is in a visible or held-back file, or a held-back one could leak."""
+        known = {*self.spec.visible, *self.spec.hidden}
+        stray = [t for t in self.all_tests if t.split("::", 1)[0] not in known]
+        if stray:
+            raise ExerciseError(f"{self.problem}: pytest reports test {stray[0]!r} outside the problem's"
+                                " test files; pytest's rootdir must be the project root")
 
     def _report(self, found: int, quota: int) -> None:
         if self.progress:
@@ -257,7 +265,7 @@ class _ProblemBuilder:
                            total=len(self.all_tests), visible_failing=len(evidence.symptoms))
         digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
         return Exercise(
-            id="", instance_id=f"bugsmith__{self.problem}-{digest.hexdigest()[:10]}",
+            id="", instance_id=f"{self.spec.instance_prefix}__{self.problem}-{digest.hexdigest()[:10]}",
             problem=self.problem, mutants=mutants,
             buggy={f: combined_source(self.ev.sources[f], ms) for f, ms in sorted(by_file.items())},
             reference={f: self.ev.sources[f] for f in sorted(by_file)},

@@ -11,6 +11,7 @@ from functools import cache
 
 import jinja2
 
+from harness.exercises.problems import Problem
 from harness.exercises.records import Exercise
 from mutators.mutant import unified_diff
 
@@ -50,9 +51,10 @@ def short_test_name(test_id: str) -> str:
     return f"{path.rsplit('/', 1)[-1]}::{name}"
 
 
-def statement(exercise: Exercise, problem_text: str) -> str:
+def statement(exercise: Exercise, problem: Problem) -> str:
     """The candidate's problem statement: the problem, the symptom, the time limit."""
-    return render("statement.md.j2", exercise=exercise, problem=problem_text.strip(),
+    return render("statement.md.j2", exercise=exercise, problem=problem.read(problem.statement).strip(),
+                  location=problem.location,
                   symptoms=[(short_test_name(s.test), s) for s in exercise.symptoms])
 
 
