@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+import coverage
 import pytest
 
 from harness import baseline
@@ -40,6 +41,7 @@ class ForkServer:
         self.items: dict[str, pytest.Item] = {}
         self.index: FunctionIndex = {}
         self.collect_errors: list[str] = []
+        self.coverage: coverage.Coverage | None = None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -63,6 +65,8 @@ class ForkServer:
         return True
 
     def run(self, job: Job) -> Verdict:
+        if job.task == baseline.TASK and self.coverage is None:
+            self.coverage = baseline.ready_coverage(self.setup)  # once here, not in every child
         read_end, write_end = os.pipe()
         started = time.monotonic()
         pid = os.fork()
@@ -134,7 +138,9 @@ class ForkServer:
     def _baseline(self, job: Job, out: Any) -> None:
         items = [self.items[test] for test in job.tests if test in self.items]
         missing = tuple(test for test in job.tests if test not in self.items)
-        found = baseline.run_with_coverage(items, self.recorder, self.setup, lambda m: send(out, m))
+        assert self.coverage is not None
+        found = baseline.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
+                                           lambda m: send(out, m))
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(found["results"]), missing=missing,
                           findings={"lines": found["lines"]}))
 

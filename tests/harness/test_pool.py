@@ -76,11 +76,11 @@ def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: 
 
 def test_chunks_keep_a_files_tests_together_in_order() -> None:
     """Chunks never mix files, keep collection order, and give each worker several chunks."""
-    tests = [f"a.py::t{i}" for i in range(10)] + ["b.py::t0"] + [f"c.py::t{i}" for i in range(5)]
+    tests = [f"a.py::t{i}" for i in range(40)] + ["b.py::t0"] + [f"c.py::t{i}" for i in range(22)]
     chunks = [job.tests for job in chunk_jobs(tests, 2)]
     assert [test for chunk in chunks for test in chunk] == tests
     assert all(len({test.split("::")[0] for test in chunk}) == 1 for chunk in chunks)
-    assert max(len(chunk) for chunk in chunks) == 2 and len(chunks) >= 8
+    assert [len(chunk) for chunk in chunks] == [4] * 10 + [1] + [4] * 5 + [2]
     assert all(job.task == TASK and not job.stop_on_failure for job in chunk_jobs(tests, 2))
 
 
