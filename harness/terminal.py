@@ -66,7 +66,17 @@ def summary(result: RunResult, survivors_shown: int = 30) -> str:
         f"{total - counts[Status.EQUIVALENT] - counts[Status.ERROR]} counted mutants detected "
         f"({total} mutants, {result.duration:.1f} s)"
     )
+    if total and counts[Status.NO_COVERAGE] == total:
+        lines.append(NOTHING_COVERED)
     return "\n".join(lines)
+
+
+# The usual cause, as mutmut's and cosmic-ray's users also find: the tests import the package
+# from site-packages, so the copy bugsmith mutates never runs.
+NOTHING_COVERED = (
+    "no test ran any line of the mutated files: if the tests import an installed copy of the "
+    "package, install it in editable mode (pip install -e .) or check [tool.bugsmith] paths"
+)
 
 
 def _one_line(text: str, limit: int = 50) -> str:

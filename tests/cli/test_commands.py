@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -142,6 +143,19 @@ def test_tests_that_cannot_be_collected_are_one_line_and_exit_2(shop: Path) -> N
     assert done.returncode == 2
     assert "test_broken.py" in done.stderr and "no_such_module_here" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
+    """When the tests run another copy of the package (an installed one), nothing is covered;
+    the summary says so and how to fix it, instead of a bare 0 %."""
+    other = shop / "elsewhere"
+    shutil.copytree(shop / "shop", other / "shop")
+    (shop / "tests" / "conftest.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(other)!r})\n")
+    done = bugsmith("run", "--no-report", cwd=shop)
+    assert done.returncode == 0, done.stderr
+    assert "no test ran any line of the mutated files" in done.stdout
+    assert "pip install -e ." in done.stdout
 
 
 def test_report_without_a_run_is_a_clear_error(shop: Path) -> None:
