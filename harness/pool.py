@@ -1,8 +1,8 @@
 """The local executor: a pool of fork-server workers (or fresh interpreters) on this machine.
 
-The coordinator hands one job at a time to each idle worker and collects verdicts as they
-come. A worker that dies is replaced and its job retried once; a job that kills two workers
-gets a verdict that says so. Nothing here decides a status: that is harness.verdict's job.
+The coordinator keeps each worker one job ahead (the next job waits in its pipe) and collects
+verdicts as they come. A worker that dies is replaced and its running job retried once; a job
+that kills two workers gets a verdict that says so. Nothing here decides a status: that is harness.verdict's job.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from harness.baseline import Baseline, assemble, chunk_jobs
 from harness.errors import HarnessError
-from harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from harness.protocol import Job, Verdict, WorkerSetup, send
 from harness.tool_state import tool_env
 from harness.verdict import control_failure
 from harness.worker import FRESH_IMPORT_ALLOWANCE
@@ -34,6 +34,9 @@ STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large su
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
 
 
+QUEUE_DEPTH = 2  # jobs sent ahead to each worker
+PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
+# so that sending it never blocks this process while the worker is busy
 TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
 # A process that had the CPU for at least this share of its wall time was running, not
 # waiting for a core: its timeout stands without a second run.
@@ -79,40 +82,77 @@ def worker_env(root: str | Path) -> dict[str, str]:
 
 
 class _Worker:
+    """One fork-server process, with the jobs sent to it in order (the first one is running)."""
+
     def __init__(self, setup: WorkerSetup, number: int, log_dir: Path) -> None:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"worker-{number}.log"
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "harness.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
                 cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
             )
         assert self.process.stdin and self.process.stdout
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout
         send(self.stdin, setup)
-        self.job: Job | None = None
-        self.sent_at = 0.0
+        self.jobs: deque[Job] = deque()
+        self.started_at = 0.0  # when the first job of `jobs` began
+        self._buffer = b""
 
     def wait_ready(self) -> list[tuple[str, str]]:
         """The collected tests, as (id, file) in collection order."""
-        message = receive(self.stdout)
+        message = self._next_message()
         if message is None:
             raise HarnessError(f"a worker died while collecting the tests; see {self.log_path}")
         if "error" in message:
             raise HarnessError(f"a worker could not collect the tests: {message['error']}")
         return list(zip(message["tests"], message["files"]))
 
-    def submit(self, job: Job) -> None:
-        self.job = job
-        self.sent_at = time.monotonic()
-        send(self.stdin, {"job": asdict(job)})
+    def _next_message(self) -> dict[str, Any] | None:
+        while b"\n" not in self._buffer:
+            chunk = os.read(self.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def read(self) -> list[dict[str, Any]] | None:
+        """The whole messages that arrived (call when readable); None once the worker is gone.
+
+        Raw reads: a buffered readline could swallow a second verdict that select never
+        announces again.
+        """
+        chunk = os.read(self.stdout.fileno(), 1 << 16)
+        if not chunk:
+            return None
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [json.loads(line) for line in lines if line]
+
+    def offer(self, job: Job) -> bool:
+        """Send `job` unless it would wait behind another and not fit in the pipe meanwhile."""
+        data = json.dumps({"job": asdict(job)}).encode() + b"\n"
+        if self.jobs and len(data) > PIPE_ROOM:
+            return False
+        if not self.jobs:
+            self.started_at = time.monotonic()
+        self.jobs.append(job)
+        self.stdin.write(data)
+        self.stdin.flush()
+        return True
+
+    def finished(self) -> Job:
+        """The job a verdict just came for; the next one starts now."""
+        self.started_at = time.monotonic()
+        return self.jobs.popleft()
 
     def overdue(self) -> bool:
         """A backstop: the worker enforces limits itself, so this only fires if it is stuck."""
-        return self.job is not None and (
-            time.monotonic() - self.sent_at > self.job.timeout + FRESH_IMPORT_ALLOWANCE + 30
+        return bool(self.jobs) and (
+            time.monotonic() - self.started_at > self.jobs[0].timeout + FRESH_IMPORT_ALLOWANCE + 30
         )
 
     def stop(self) -> None:
@@ -183,57 +223,60 @@ class ForkPool:
             if reason:
                 failures.append(reason)
 
-        self.run(jobs, check)
+        self.run(jobs, check, depth=1)  # one each: every worker must prove itself
         if failures:
             raise HarnessError(f"the control run of unmutated code failed in a worker: {failures[0]}")
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
-        """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order)."""
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None,
+            depth: int = QUEUE_DEPTH) -> None:
+        """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order).
+
+        Each worker has up to `depth` jobs sent ahead, so that it starts the next one as soon
+        as it reports a verdict, without waiting for this process to read it and answer.
+        """
         self._wait_ready()
         pending = deque(jobs)
         selector = selectors.DefaultSelector()
         for worker in self.workers:
             selector.register(worker.stdout, selectors.EVENT_READ, worker)
         try:
-            self._loop(pending, selector, on_verdict, prepare or (lambda job: job))
+            self._loop(pending, selector, on_verdict, prepare or (lambda job: job), depth)
         finally:
             selector.close()
 
-    def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare) -> None:
-        idle = list(self.workers)
-        busy = 0
-        while pending or busy:
-            while idle and pending:
-                idle.pop().submit(prepare(pending.popleft()))
-                busy += 1
+    def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare,
+              depth: int) -> None:
+        while pending or any(worker.jobs for worker in self.workers):
+            for worker in self.workers:
+                while pending and len(worker.jobs) < depth and worker.offer(prepare(pending[0])):
+                    pending.popleft()
             for key, _ in selector.select(timeout=5.0):
                 worker: _Worker = key.data
-                message = receive(worker.stdout)
-                job = worker.job
-                assert job is not None
-                worker.job = None
-                busy -= 1
-                if message is None:
-                    replacement = self._replace(worker, selector)
-                    self._retry_or_fail(job, pending, on_verdict, "the worker process died")
-                    idle.append(replacement)
+                messages = worker.read()
+                if messages is None:
+                    self._lost(worker, selector, pending, on_verdict, "the worker process died")
                     continue
-                verdict = Verdict.from_dict(message)
-                if (verdict.timed_out and job.mutant_id not in self.confirmed
-                        and needs_confirmation(verdict)):
-                    self.confirmed.add(job.mutant_id)
-                    pending.append(confirm_timeout(job))
-                else:
-                    on_verdict(job, verdict)
-                idle.append(worker)
+                for message in messages:
+                    self._settle(worker.finished(), Verdict.from_dict(message), pending, on_verdict)
             for worker in [w for w in self.workers if w.overdue()]:
-                job = worker.job
-                assert job is not None
-                worker.job = None
-                busy -= 1
-                idle = [w for w in idle if w is not worker]
-                idle.append(self._replace(worker, selector))
-                self._retry_or_fail(job, pending, on_verdict, "the worker stopped responding")
+                self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
+
+    def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
+        if verdict.timed_out and job.mutant_id not in self.confirmed and needs_confirmation(verdict):
+            self.confirmed.add(job.mutant_id)
+            pending.append(confirm_timeout(job))
+        else:
+            on_verdict(job, verdict)
+
+    def _lost(self, worker: _Worker, selector: Any, pending: deque[Job], on_verdict: OnVerdict,
+              why: str) -> None:
+        """Replace a dead or stuck worker: its running job is retried once, the ones queued
+        behind it never started and go back first."""
+        jobs = list(worker.jobs)
+        self._replace(worker, selector)
+        pending.extendleft(reversed(jobs[1:]))
+        if jobs:
+            self._retry_or_fail(jobs[0], pending, on_verdict, why)
 
     def _retry_or_fail(self, job: Job, pending: deque[Job], on_verdict: OnVerdict, why: str) -> None:
         self.attempts[job.mutant_id] = self.attempts.get(job.mutant_id, 0) + 1

@@ -34,8 +34,7 @@ def mutated_unit(mutant: Mutant, source: str, mutated: str, ranges: Ranges) -> s
     if not inside:
         return ""
     first, last = inside[0]
-    last += mutated.count("\n") - source.count("\n")
-    starts = line_starts(mutated)
-    end = starts[last] if last < len(starts) else len(mutated)
-    return "\n" * (first - 1) + mutated[starts[first - 1]:end]
+    starts = line_starts(source)  # the original's, cached: the text before the unit is the same
+    end = starts[last] if last < len(starts) else len(source)
+    return "\n" * (first - 1) + mutated[starts[first - 1]:end + len(mutated) - len(source)]
 
