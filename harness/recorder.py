@@ -65,7 +65,10 @@ class Recorder:
         self.durations: dict[str, float] = {}
         self._pending: dict[tuple[str, str], TestResult] = {}
 
-    @pytest.hookimpl(tryfirst=True)
+    # Not tryfirst: pytest's unittest support moves a TestCase's failure (or its SkipTest)
+    # into `call` in a tryfirst hook of its own, and this firstresult hook must see that.
+    # It still runs before pytest's default report, which would format a traceback.
+    @pytest.hookimpl
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
         excinfo = call.excinfo
         if excinfo is not None and isinstance(excinfo.value, Skipped):

@@ -13,7 +13,7 @@ from harness.baseline import Baseline
 from harness.outcome import TestInfo
 from mutators.mutant import Mutant
 
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"  # 2: TestCase failures were missed before (recorder hook order)
 
 
 def span_lines(mutant: Mutant) -> range:

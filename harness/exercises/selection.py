@@ -27,6 +27,7 @@ from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, 
 from harness.outcome import Failure
 from harness.protocol import Verdict
 from harness.runner import test_file_hashes
+from harness.selection import CACHE_VERSION
 from harness.store import Store
 from harness.verdict import PROCESS_EXITS, failure_kind
 from mutators import registry
@@ -141,7 +142,8 @@ class _ProblemBuilder:
             store = Store.open(self.run_options.store_path)
             try:
                 self.store = store
-                self.cache_salt = json.dumps([ev.sources, test_file_hashes(self.run_options)], sort_keys=True)
+                self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
+                                             sort_keys=True)
                 singles_wanted = quota if self.options.bugs == 1 else quota * self.options.bugs * 2
                 singles = self._singles(singles_wanted, quota)
                 if self.options.bugs == 1:

@@ -67,6 +67,27 @@ def test_test_tools_keep_their_state_out_of_the_tree(project: Path) -> None:
     assert (project / ".bugsmith" / "tool-state" / "hypothesis").is_dir()
 
 
+def test_unittest_style_failures_kill_and_skips_do_not_fail(project: Path) -> None:
+    """A TestCase's failed assertion kills its mutants (pytest hands it over in a hook of its
+    own, which the recorder must not pre-empt), and a TestCase's SkipTest is a skip."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text().replace(
+        "def test_total():\n    assert total([1, 2, 3]) == 6\n", ""))
+    (project / "tests" / "test_total_case.py").write_text(
+        "import unittest\n\nfrom calcpkg.calc import total\n\n\n"
+        "class TotalTests(unittest.TestCase):\n"
+        "    def test_total(self):\n"
+        "        self.assertEqual(total([1, 2, 3]), 6)\n\n"
+        "    def test_not_ready(self):\n"
+        "        raise unittest.SkipTest('not ready')\n")
+    result = run(project)
+    verdicts = by_source(result)
+    assert verdicts[(16, "0", "1")] == "killed" and verdicts[(18, "s += x", "pass")] == "killed"
+    kills = [o for o in result.outcomes if o.status.value == "killed" and o.mutant_id in
+             {m.id for m in result.mutants if m.span.line in (16, 18)}]
+    assert {o.killed_by for o in kills} == {("tests/test_total_case.py::TotalTests::test_total",)}
+
+
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
     """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
     result = run(project)
