@@ -28,7 +28,7 @@ import pytest
 from harness.errors import BaselineError, HarnessError
 from harness.outcome import TestInfo
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from harness.recorder import Recorder, protocol_streams
+from harness.recorder import Recorder, collect_error, protocol_streams
 from harness.tool_state import StateOutsideTheTree
 
 TASK = {"kind": "baseline"}
@@ -68,8 +68,7 @@ class _Contexts:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            last_line = (str(report.longrepr).strip().splitlines() or ["(no message)"])[-1]
-            self.collect_errors.append(f"{report.nodeid}: {last_line}")
+            self.collect_errors.append(collect_error(report))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collected = list(session.items)

@@ -15,7 +15,7 @@ import pytest
 
 from harness.activation import install_finder
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from harness.recorder import Recorder, limit_memory, protocol_streams
+from harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
 from harness.tool_state import StateOutsideTheTree
 
 
@@ -29,7 +29,7 @@ class Selection:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.collect_errors.append(f"{report.nodeid}: {str(report.longrepr)[-400:]}")
+            self.collect_errors.append(collect_error(report))
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         by_id = {item.nodeid: item for item in items}

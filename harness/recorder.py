@@ -118,6 +118,14 @@ class Recorder:
             )
 
 
+def collect_error(report: pytest.CollectReport) -> str:
+    """A collection failure in one line: the file and the error pytest ends its report with
+    (e.g. `E   ImportError: ...`), never a multi-line traceback."""
+    lines = str(report.longrepr).strip().splitlines() or ["(no message)"]
+    last = lines[-1].strip()
+    return f"{report.nodeid}: {last[1:].strip() if last.startswith('E ') else last}"[:300]
+
+
 def protocol_streams() -> tuple[Any, Any]:
     """Take stdin/stdout for the coordinator's protocol and point fds 0/1 at /dev/null.
 

@@ -29,6 +29,7 @@ from harness.selection import (
     covering_tests,
     file_hash,
     function_texts,
+    import_time_functions,
     span_lines,
     per_test_limits,
     time_limit,
@@ -205,8 +206,13 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     keys: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
+    at_import = {file: import_time_functions(text) for file, text in the_plan.sources.items()}
     for mutant in the_plan.mutants:
         tests = covering_tests(mutant, baseline, by_id)
+        runnable = mutant
+        if not tests and mutant.function in at_import[mutant.file]:
+            runnable = replace(mutant, function=None)  # only a fresh import runs it
+            tests = covering_tests(runnable, baseline, by_id)
         scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
         key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
         keys[mutant.id] = key
@@ -216,7 +222,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         elif not tests:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.NO_COVERAGE)))
         else:
-            jobs.append(_job(mutant, the_plan, tests, by_id, ranges[mutant.file]))
+            jobs.append(_job(runnable, the_plan, tests, by_id, ranges[mutant.file]))
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
     store.put_mutants(the_plan.mutants)

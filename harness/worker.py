@@ -26,7 +26,7 @@ import pytest
 from harness import baseline
 from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from harness.recorder import Recorder, limit_memory, protocol_streams
+from harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
 from harness.tool_state import StateOutsideTheTree
 
 FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
@@ -45,8 +45,7 @@ class ForkServer:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            last_line = (str(report.longrepr).strip().splitlines() or ["(no message)"])[-1]
-            self.collect_errors.append(f"{report.nodeid}: {last_line[-300:]}")
+            self.collect_errors.append(collect_error(report))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:

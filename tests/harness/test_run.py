@@ -88,6 +88,28 @@ def test_unittest_style_failures_kill_and_skips_do_not_fail(project: Path) -> No
     assert {o.killed_by for o in kills} == {("tests/test_total_case.py::TotalTests::test_total",)}
 
 
+def test_a_function_that_runs_only_at_import_is_tested_through_a_fresh_import(project: Path) -> None:
+    """A helper the module calls while it is imported (to register rules) is run by no test,
+    yet the tests see its effect: its mutants are run through a fresh import, not called
+    uncovered."""
+    (project / "calcpkg" / "rules.py").write_text(
+        "RULES = {}\n\n\n"
+        "def _rule(name, value):\n"
+        "    RULES[name] = value * 3\n\n\n"
+        "_rule('a', 5)\n")
+    (project / "tests" / "test_rules.py").write_text(
+        "from calcpkg.rules import RULES\n\n\n"
+        "def test_rules():\n"
+        "    assert RULES == {'a': 15}\n")
+    result = run(project)
+    mutants = {m.id: m for m in result.mutants}
+    rules = {(mutants[o.mutant_id].span.line, mutants[o.mutant_id].original): o for o in result.outcomes
+             if mutants[o.mutant_id].file == "calcpkg/rules.py"}
+    assert rules[(5, "3")].status.value == "killed"  # inside _rule: only the import runs it
+    assert rules[(5, "3")].killed_by == ("tests/test_rules.py::test_rules",)
+    assert rules[(8, "5")].status.value == "killed"  # module level, as before
+
+
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
     """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
     result = run(project)
