@@ -31,7 +31,7 @@ from harness import config
 from harness.discovery import source_files
 from harness.errors import ConfigError
 from harness.exercises.problems import PROJECT, Problem
-from harness.exercises.pytest_config import exercise_config, find_config, with_pythonpath
+from harness.exercises.pytest_config import exercise_config, find_config, with_addopts, with_pythonpath
 
 KEYS = ("statement", "paths", "visible", "hidden", "support")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")
@@ -90,7 +90,9 @@ class _Reader:
         hidden = self._hidden(visible, tests)
         code, import_roots = self._code(mutate, {*visible, *hidden})
         support = self._support(visible + hidden, set(code))
-        glue_name, glue_text = exercise_config(with_pythonpath(self.pytest, import_roots))
+        pytest_args = config.from_table(self.root, self.table).pytest_args
+        glue_name, glue_text = exercise_config(
+            with_addopts(with_pythonpath(self.pytest, import_roots), pytest_args))
         # The generated file stands in for the project's own, which may say more than pytest needs.
         support = tuple(s for s in support if s != glue_name)
         project = _project_table(self.root)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,20 @@ def with_pythonpath(found: PytestConfig, folders: tuple[str, ...]) -> PytestConf
         value = " ".join(value)  # an ini file's paths are one whitespace-separated string
     return PytestConfig(source=found.source, mode=found.mode, table=found.table,
                         values={**found.values, "pythonpath": value})
+
+
+def with_addopts(found: PytestConfig, args: tuple[str, ...]) -> PytestConfig:
+    """`found` with `args` (the project's `[tool.bugsmith] pytest-args`, which validated the
+    exercises) added to its `addopts`, so candidates and the grader run the suite the same way."""
+    if not args:
+        return found
+    present = found.values.get("addopts")
+    if isinstance(present, list) or (present is None and found.mode == "toml" and found.table == "pytest"):
+        value: Any = [*(present or []), *args]
+    else:
+        value = " ".join(filter(None, [str(present or ""), shlex.join(args)]))
+    return PytestConfig(source=found.source, mode=found.mode, table=found.table,
+                        values={**found.values, "addopts": value})
 
 
 def exercise_config(found: PytestConfig) -> tuple[str, str]:

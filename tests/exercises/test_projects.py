@@ -24,7 +24,7 @@ from harness.exercises.instances import schema
 from harness.exercises.layout import candidate_tree
 from harness.exercises.pack import export
 from harness.exercises.problems import load_problems
-from harness.exercises.pytest_config import exercise_config, find_config, with_pythonpath
+from harness.exercises.pytest_config import PytestConfig, exercise_config, find_config, with_addopts, with_pythonpath
 from harness.exercises.records import Difficulty, Exercise, ExerciseError
 from harness.exercises.scoring import score_tests
 from tests.exercises.leaks import revealed
@@ -326,3 +326,39 @@ def test_native_toml_pytest_settings_keep_their_types(tmp_path, name, text, tabl
     for part in table.split("."):
         expected = expected[part]
     assert values == {**expected, "pythonpath": ["src"]}
+
+
+def test_the_projects_pytest_args_go_with_the_exercise(tmp_path):
+    """`[tool.bugsmith] pytest-args` validated the exercises, so the candidate's and the grader's
+    pytest run with them too: a test the project deselects stays deselected in the handout."""
+    root = make_project(tmp_path / "p")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace(
+        "jobs = 2\n", 'jobs = 2\npytest-args = ["-k", "not needs_network"]\n', 1))
+    visible = root / "tests" / "test_core.py"
+    visible.write_text(visible.read_text() + "\n\ndef test_needs_network():\n    raise OSError('offline')\n")
+    problem = load_problems(root)["core"]
+    ((_, written),) = problem.candidate_glue.items()
+    assert "-k 'not needs_network'" in written and problem.grader_glue == problem.candidate_glue
+    folder = tmp_path / "handout"
+    for path, content in candidate_tree(problem, built_like(problem)).items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(content)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder,
+                          env=_clean_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "1 deselected" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize(("mode", "table", "present", "expected"), [
+    ("ini", "", "-q", "-q -k 'not slow'"),
+    ("ini", "", None, "-k 'not slow'"),
+    ("toml", "tool.pytest.ini_options", "-ra", "-ra -k 'not slow'"),
+    ("toml", "tool.pytest", ["-ra"], ["-ra", "-k", "not slow"]),
+    ("toml", "pytest", None, ["-k", "not slow"]),
+])
+def test_pytest_args_join_addopts_in_the_files_own_form(mode, table, present, expected):
+    """A string addopts gets the arguments shell-quoted; a native TOML list gets them as items."""
+    values = {} if present is None else {"addopts": present}
+    found = PytestConfig(source="x", mode=mode, table=table, values=values)
+    assert with_addopts(found, ("-k", "not slow")).values["addopts"] == expected
+    assert with_addopts(found, ()) is found
