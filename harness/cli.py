@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from harness import config, terminal
-from harness.errors import BugsmithError, ConfigError, UnknownMutantError
+from harness.errors import BugsmithError, UnknownMutantError
 from harness.outcome import RunResult
 from harness.store import Store
 
@@ -238,23 +238,6 @@ def _selection(function):
     return function
 
 
-def _exercise_root(project: Path | None) -> Path:
-    """Where the problems come from: `--project`, else the current project, else the corpus."""
-    found = config.find_project((project or Path.cwd()).resolve())
-    if found is not None and "exercises" in found[1]:
-        return found[0]
-    if project is not None:
-        raise ConfigError(f"{project.resolve()}: no [tool.bugsmith.exercises] table in its pyproject.toml")
-    return config.builtin_root()
-
-
-def _default_out(root: Path, name: str) -> Path:
-    # The corpus writes under its own generated/; a user's tree is written only in .bugsmith/.
-    if root == config.builtin_root():
-        return root / "generated" / name
-    return root / config.STORE_DIR / name
-
-
 def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
     from harness.exercises import ExerciseOptions, build_exercises
 
@@ -280,11 +263,12 @@ def exercises(problems, count, bugs, families, silent_only, seed, jobs, project,
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
     from harness.exercises.pack import save_exercises
+    from harness.exercises.problems import default_output, exercise_root
     from harness.exercises.summary import exercises_text
 
-    root = _exercise_root(project)
+    root = exercise_root(project, Path.cwd())
     options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
-    for path in save_exercises(built, out or _default_out(root, "exercises"), root=root, options=options):
+    for path in save_exercises(built, out or default_output(root, "exercises"), root=root, options=options):
         click.echo(f"wrote {path}")
     click.echo(exercises_text(built))
 
@@ -304,13 +288,14 @@ def pack() -> None:
 def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
     from harness.exercises.pack import export, load_exercises
+    from harness.exercises.problems import default_output, exercise_root
 
-    root = _exercise_root(project)
+    root = exercise_root(project, Path.cwd())
     if source is not None:
         options, built = None, load_exercises(source)
     else:
         options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
-    paths = export(built, out or _default_out(root, "pack"), root=root, options=options)
+    paths = export(built, out or default_output(root, "pack"), root=root, options=options)
     click.echo(f"candidate: {paths.candidate}")
     click.echo(f"instructor: {paths.instructor}")
 
@@ -349,10 +334,11 @@ def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
 def score(problem, tests, families, jobs, no_triage, project) -> None:
     """Score a candidate's tests: the share of the problem's mutants they detect, and for each
     bug they missed, the input that shows it and a test that would have caught it."""
+    from harness.exercises.problems import exercise_root
     from harness.exercises.scoring import score_tests
     from harness.exercises.summary import score_text
 
-    result = score_tests(problem, tests.resolve(), root=_exercise_root(project), families=tuple(families),
+    result = score_tests(problem, tests.resolve(), root=exercise_root(project, Path.cwd()), families=tuple(families),
                          jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage)
     click.echo(score_text(result))
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import config
 from harness.errors import ConfigError
 from harness.exercises.records import ExerciseError, is_hidden_test
 
@@ -108,6 +109,24 @@ def load_problems(root: Path) -> dict[str, Problem]:
         raise ConfigError(f"{root}: no [tool.bugsmith.exercises] table in pyproject.toml"
                           " and no reference/<problem>/problem.md")
     return {name: reference_problem(root, name) for name in names}
+
+
+def exercise_root(project: Path | None, cwd: Path) -> Path:
+    """Where problems come from: `project`, else the project around `cwd` if it declares
+    exercises, else the built-in corpus."""
+    found = config.find_project((project or cwd).resolve())
+    if found is not None and "exercises" in found[1]:
+        return found[0]
+    if project is not None:
+        raise ConfigError(f"{project.resolve()}: no [tool.bugsmith.exercises] table in its pyproject.toml")
+    return config.builtin_root()
+
+
+def default_output(root: Path, name: str) -> Path:
+    """The corpus writes under its own generated/; a user's project only in .bugsmith/."""
+    if root == config.builtin_root():
+        return root / "generated" / name
+    return root / config.STORE_DIR / name
 
 
 def problem_named(root: Path, name: str) -> Problem:
