@@ -42,7 +42,8 @@ def import_time_functions(source: str) -> frozenset[str]:
     so no test covers them, yet every test that uses the module depends on them (a module
     that registers its rules by calling a helper, as inflection does)."""
     tree = ast.parse(source)
-    defined = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    defined = {node.name: node for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     found = _Calls(defined).of(tree)
     todo = list(found)
     while todo:
