@@ -19,14 +19,21 @@ from harness.cli import cli, main
 from harness.errors import ConfigError
 from harness.exercises import ExerciseOptions, build_exercises
 from harness.exercises.archive import extract_pack
-from harness.exercises.grading import grade, run_tests
+from harness.exercises.grading import grade
 from harness.exercises.instances import schema
 from harness.exercises.layout import candidate_tree
 from harness.exercises.pack import export
 from harness.exercises.problems import load_problems
-from harness.exercises.pytest_config import PytestConfig, exercise_config, find_config, with_addopts, with_pythonpath
+from harness.exercises.pytest_config import (
+    PytestConfig,
+    exercise_config,
+    find_config,
+    with_addopts,
+    with_pythonpath,
+)
 from harness.exercises.records import Difficulty, Exercise, ExerciseError
 from harness.exercises.scoring import score_tests
+from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.exercises.userproject import CORE, make_project
 
@@ -106,12 +113,7 @@ def test_fail_to_pass_fails_on_the_bug_and_passes_on_the_original(built, unpacke
             for path, text in code.items():
                 (work / path).write_text(text, encoding="utf-8")
             runs.append((exercise, label, work))
-    with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda run: run_tests(run[2], run[0].fail_to_pass, 120), runs))
-    for (exercise, label, _), (timed_out, by_test, output) in zip(runs, results):
-        assert not timed_out, output
-        wanted = "failed" if label == "bug" else "passed"
-        assert {by_test[t].outcome for t in exercise.fail_to_pass} == {wanted}, (exercise.id, label, output)
+    check_fail_to_pass(runs, 120)
 
 
 def test_the_candidate_folder_runs_its_visible_tests_with_plain_pytest(built, unpacked):
