@@ -189,6 +189,10 @@ class ForkPool:
             raise
         return self
 
+    def __exit__(self, *exc: object) -> None:
+        for worker in self.workers:
+            worker.stop()
+
     def _wait_ready(self) -> None:
         if self._ready:
             return
@@ -204,10 +208,6 @@ class ForkPool:
         self.run(chunk_jobs([test for test, _ in self.tests], len(self.workers)),
                  lambda job, verdict: runs.append((job, verdict)))
         return assemble(self.tests, runs, started)
-
-    def __exit__(self, *exc: object) -> None:
-        for worker in self.workers:
-            worker.stop()
 
     def _spawn(self) -> _Worker:
         self._started += 1
