@@ -133,7 +133,6 @@ class ForkServer:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
-
     def _baseline(self, job: Job, out: Any) -> None:
         items = [self.items[test] for test in job.tests if test in self.items]
         missing = tuple(test for test in job.tests if test not in self.items)
