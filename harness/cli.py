@@ -59,6 +59,11 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     """Run the test suite against every mutant and score it."""
     import harness
 
+    cwd = Path.cwd().resolve()
+    unconfigured = None if paths or config.find_project(cwd) else config.unconfigured_project(cwd)
+    if unconfigured is not None:
+        click.echo(f"bugsmith: {unconfigured} has no [tool.bugsmith] table, so this runs the built-in"
+                   " reference corpus; add the table (paths, tests) to test your project", err=True)
     options = config.resolve(
         Path.cwd(), tuple(paths), tests=tuple(tests), families=tuple(families),
         operators=tuple(operators), jobs=jobs, timeout_factor=timeout_factor, since=since,

@@ -92,6 +92,16 @@ def find_project(start: Path) -> tuple[Path, dict[str, Any]] | None:
     return None
 
 
+def unconfigured_project(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` if it has no `[tool.bugsmith]` table: a
+    project whose user probably meant to test it, not the built-in corpus."""
+    for folder in (start, *start.parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            return pyproject if read_table(pyproject) is None else None
+    return None
+
+
 def read_table(pyproject: Path) -> dict[str, Any] | None:
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))

@@ -158,6 +158,16 @@ def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
     assert "pip install -e ." in done.stdout
 
 
+def test_a_project_without_a_bugsmith_table_is_told_what_runs(shop: Path) -> None:
+    """In a project whose pyproject.toml has no [tool.bugsmith] table, `bugsmith run` says at
+    once that it runs the built-in corpus instead, and how to test the project (a bad --since
+    ref then stops the run, to keep the test short)."""
+    pyproject = shop / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().split("[tool.bugsmith]")[0])
+    done = bugsmith("run", "--since", "no-such-ref", "--no-report", cwd=shop)
+    assert "has no [tool.bugsmith] table, so this runs the built-in reference corpus" in done.stderr
+
+
 def test_report_without_a_run_is_a_clear_error(shop: Path) -> None:
     """Read-only commands never create the store; without a run they say what to do."""
     done = bugsmith("report", cwd=shop)
