@@ -208,11 +208,12 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     immediate: list[tuple[str, Outcome]] = []
     at_import = {file: import_time_functions(text) for file, text in the_plan.sources.items()}
     for mutant in the_plan.mutants:
-        tests = covering_tests(mutant, baseline, by_id)
         runnable = mutant
-        if not tests and mutant.function in at_import[mutant.file]:
-            runnable = replace(mutant, function=None)  # only a fresh import runs it
-            tests = covering_tests(runnable, baseline, by_id)
+        if mutant.function in at_import[mutant.file]:
+            # What its import-time call did shows in any test of the module: only a fresh
+            # import runs the mutant as the module would.
+            runnable = replace(mutant, function=None)
+        tests = covering_tests(runnable, baseline, by_id)
         scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
         key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
         keys[mutant.id] = key

@@ -26,11 +26,14 @@ def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestI
     """The tests that execute the mutant's site, fastest first.
 
     A site that runs at import time (module level, defaults) is executed by the import, not by
-    a test; the tests that run any line of its file surely imported it, so they are the ones.
+    a test. A test file with a test that runs any line of the module imports it, and its other
+    tests may only read what the import built (a constant, a registry), so every test of those
+    files is chosen; if no test runs a line of the module, every test is.
     """
     lines = baseline.lines.get(mutant.file, {})
     if mutant.function is None:
-        ids = {test for tests in lines.values() for test in tests} or set(by_id)
+        files = {by_id[test].file for tests in lines.values() for test in tests if test in by_id}
+        ids = {test for test, info in by_id.items() if info.file in files} or set(by_id)
     else:
         ids = {test for line in span_lines(mutant) for test in lines.get(line, ())}
     return tuple(sorted((i for i in ids if i in by_id), key=lambda i: (by_id[i].duration, i)))

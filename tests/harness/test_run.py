@@ -90,24 +90,33 @@ def test_unittest_style_failures_kill_and_skips_do_not_fail(project: Path) -> No
 
 def test_a_function_that_runs_only_at_import_is_tested_through_a_fresh_import(project: Path) -> None:
     """A helper the module calls while it is imported (to register rules) is run by no test,
-    yet the tests see its effect: its mutants are run through a fresh import, not called
-    uncovered."""
+    yet the tests see its effect: its mutants are run through a fresh import with every test
+    of the module, not called uncovered, also when a test calls the helper too."""
     (project / "calcpkg" / "rules.py").write_text(
         "RULES = {}\n\n\n"
         "def _rule(name, value):\n"
         "    RULES[name] = value * 3\n\n\n"
-        "_rule('a', 5)\n")
+        "def scaled(name, value):\n"
+        "    return value * 3 if name == 'a' else value\n\n\n"
+        "_rule('a', 5)\n"
+        "LIMIT = scaled('a', 2)\n")
     (project / "tests" / "test_rules.py").write_text(
-        "from calcpkg.rules import RULES\n\n\n"
+        "from calcpkg.rules import LIMIT, RULES, scaled\n\n\n"
         "def test_rules():\n"
-        "    assert RULES == {'a': 15}\n")
+        "    assert RULES == {'a': 15} and LIMIT == 6\n\n\n"
+        "def test_scaled_leaves_others_alone():\n"
+        "    assert scaled('b', 2) == 2\n")
     result = run(project)
     mutants = {m.id: m for m in result.mutants}
     rules = {(mutants[o.mutant_id].span.line, mutants[o.mutant_id].original): o for o in result.outcomes
              if mutants[o.mutant_id].file == "calcpkg/rules.py"}
     assert rules[(5, "3")].status.value == "killed"  # inside _rule: only the import runs it
     assert rules[(5, "3")].killed_by == ("tests/test_rules.py::test_rules",)
-    assert rules[(8, "5")].status.value == "killed"  # module level, as before
+    # `scaled` is also called by a test, which covers the line but takes the other branch:
+    # only the import-time call sees the mutant, and only a test of the module notices.
+    assert rules[(9, "3")].status.value == "killed"
+    assert rules[(9, "3")].killed_by == ("tests/test_rules.py::test_rules",)
+    assert rules[(12, "5")].status.value == "killed"  # module level, as before
 
 
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
