@@ -27,7 +27,7 @@ from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, 
 from harness.outcome import Failure
 from harness.protocol import Verdict
 from harness.runner import test_file_hashes
-from harness.selection import CACHE_VERSION
+from harness.selection import CACHE_VERSION, import_time_functions
 from harness.store import Store
 from harness.verdict import PROCESS_EXITS, failure_kind
 from mutators import registry
@@ -129,8 +129,15 @@ class _ProblemBuilder:
         self.problem = problem.name
         self.options = options
         self.progress = progress
-        enumeration = enumerate_mutants(source_files(self.run_options), root=problem.root, mutators=mutators)
-        candidates = [m for m in enumeration.mutants if eligible(m)]
+        files = source_files(self.run_options)
+        enumeration = enumerate_mutants(files, root=problem.root, mutators=mutators)
+        # A bug in a function the module runs while it is imported fails at import: loud, and
+        # the workers' code swap would not reproduce it.
+        root = problem.root.resolve()
+        at_import = {f.relative_to(root).as_posix(): import_time_functions(f.read_text(encoding="utf-8"))
+                     for f in files}
+        candidates = [m for m in enumeration.mutants
+                      if eligible(m) and m.function not in at_import.get(m.file, ())]
         self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem.name}"))
 
     def build(self, quota: int) -> list[Exercise]:

@@ -33,6 +33,8 @@ from harness.exercises.pytest_config import (
 )
 from harness.exercises.records import Difficulty, Exercise, ExerciseError
 from harness.exercises.scoring import score_tests
+from harness.exercises.selection import _ProblemBuilder
+from mutators import registry
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.exercises.userproject import CORE, make_project
@@ -364,3 +366,14 @@ def test_pytest_args_join_addopts_in_the_files_own_form(mode, table, present, ex
     found = PytestConfig(source="x", mode=mode, table=table, values=values)
     assert with_addopts(found, ("-k", "not slow")).values["addopts"] == expected
     assert with_addopts(found, ()) is found
+
+
+def test_no_exercise_bug_goes_into_a_function_the_module_runs_at_import(tmp_path):
+    """A function the module calls while it is imported fails loudly at import when it has a
+    bug, and the workers' code swap would not reproduce it: it gives no exercise."""
+    root = make_project(tmp_path / "p")
+    core = root / "src" / "windowstats" / "core.py"
+    core.write_text(core.read_text() + "\n\nONE = trailing_mean([1.0], 1)\n")
+    builder = _ProblemBuilder(load_problems(root)["core"], OPTIONS, registry.select(()), 1, None)
+    functions = {m.function for m in builder.candidates}
+    assert "trailing_mean" not in functions and {"rank", "histogram"} <= functions
