@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -34,6 +35,7 @@ STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large su
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
 
 
+_EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
@@ -105,10 +107,23 @@ class _Worker:
         """The collected tests, as (id, file) in collection order."""
         message = self._next_message()
         if message is None:
-            raise HarnessError(f"a worker died while collecting the tests; see {self.log_path}")
+            raise HarnessError(f"a worker died while collecting the tests: {self._last_words()} "
+                               f"(see {self.log_path})")
         if "error" in message:
             raise HarnessError(f"a worker could not collect the tests: {message['error']}")
         return list(zip(message["tests"], message["files"]))
+
+    def _last_words(self) -> str:
+        """The error that ended the worker: the last exception line of its log (a traceback's
+        last line, unless a note follows it), else its exit status."""
+        self.process.wait()
+        try:
+            lines = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        except OSError:
+            lines = []
+        stripped = (line.strip().removeprefix("E ").strip() for line in lines)  # pytest marks errors "E"
+        errors = [line for line in stripped if _EXCEPTION_LINE.match(line)]
+        return (errors or [f"exit status {self.process.returncode}"])[-1][:300]
 
     def _next_message(self) -> dict[str, Any] | None:
         while b"\n" not in self._buffer:

@@ -145,6 +145,16 @@ def test_tests_that_cannot_be_collected_are_one_line_and_exit_2(shop: Path) -> N
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+def test_a_conftest_that_breaks_pytest_is_named_in_one_line(shop: Path) -> None:
+    """When pytest itself cannot start (a broken conftest), the one-line error carries the
+    exception from the worker's log, not just where the log is."""
+    (shop / "tests" / "conftest.py").write_text("raise RuntimeError('the conftest is broken')\n")
+    done = bugsmith("run", "--no-report", cwd=shop)
+    assert done.returncode == 2
+    assert "RuntimeError: the conftest is broken" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
 def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
     """When the tests run another copy of the package (an installed one), nothing is covered;
     the summary says so and how to fix it, instead of a bare 0 %."""
