@@ -29,11 +29,11 @@ from harness.selection import (
     covering_tests,
     file_hash,
     function_texts,
-    import_time_functions,
     span_lines,
     per_test_limits,
     time_limit,
 )
+from harness.import_time import import_calls
 from harness.since import changed_lines
 from harness.units import Ranges, mutated_unit, statement_ranges
 from harness.store import Store
@@ -206,14 +206,13 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     keys: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
-    at_import = {file: import_time_functions(text) for file, text in the_plan.sources.items()}
+    at_import = {file: import_calls(text) for file, text in the_plan.sources.items()}
     for mutant in the_plan.mutants:
         runnable = mutant
-        if mutant.function in at_import[mutant.file]:
-            # What its import-time call did shows in any test of the module: only a fresh
-            # import runs the mutant as the module would.
-            runnable = replace(mutant, function=None)
-        tests = covering_tests(runnable, baseline, by_id)
+        tests = covering_tests(mutant, baseline, by_id)
+        if at_import[mutant.file].needs_fresh_import(mutant.function, covered=bool(tests)):
+            runnable = replace(mutant, function=None)  # only a fresh import runs it as the module would
+            tests = covering_tests(runnable, baseline, by_id)
         scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
         key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
         keys[mutant.id] = key

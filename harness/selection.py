@@ -39,55 +39,6 @@ def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestI
     return tuple(sorted((i for i in ids if i in by_id), key=lambda i: (by_id[i].duration, i)))
 
 
-def import_time_functions(source: str) -> frozenset[str]:
-    """Module-level functions that run while the module is imported: called (or used as a
-    decorator) by module-level code, or by such a function. Their lines ran during collection,
-    so no test covers them, yet every test that uses the module depends on them (a module
-    that registers its rules by calling a helper, as inflection does)."""
-    tree = ast.parse(source)
-    defined = {node.name: node for node in tree.body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    found = _Calls(defined).of(tree)
-    todo = list(found)
-    while todo:
-        for name in _Calls(defined).of(*defined[todo.pop()].body) - found:
-            found.add(name)
-            todo.append(name)
-    return frozenset(found)
-
-
-class _Calls(ast.NodeVisitor):
-    """Names of `defined` functions called when the visited code runs (not when the functions
-    and lambdas it defines are called later)."""
-
-    def __init__(self, defined: Mapping[str, ast.AST]) -> None:
-        self.defined = defined
-        self.called: set[str] = set()
-
-    def of(self, *nodes: ast.AST) -> set[str]:
-        for node in nodes:
-            self.visit(node)
-        return self.called
-
-    def visit_Call(self, node: ast.Call) -> None:
-        self._name(node.func)
-        self.generic_visit(node)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        for decorator in node.decorator_list:
-            self._name(decorator)
-        self.of(*node.decorator_list, *node.args.defaults, *filter(None, node.args.kw_defaults))
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self.of(*node.args.defaults, *filter(None, node.args.kw_defaults))
-
-    def _name(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Name) and node.id in self.defined:
-            self.called.add(node.id)
-
-
 def time_limit(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], factor: float, base: float) -> float:
     return factor * sum(by_id[test].duration for test in tests) + base
 

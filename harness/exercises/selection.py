@@ -27,7 +27,8 @@ from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, 
 from harness.outcome import Failure
 from harness.protocol import Verdict
 from harness.runner import test_file_hashes
-from harness.selection import CACHE_VERSION, import_time_functions
+from harness.import_time import import_calls
+from harness.selection import CACHE_VERSION
 from harness.store import Store
 from harness.verdict import PROCESS_EXITS, failure_kind
 from mutators import registry
@@ -134,7 +135,7 @@ class _ProblemBuilder:
         # A bug in a function the module runs while it is imported fails at import: loud, and
         # the workers' code swap would not reproduce it.
         root = problem.root.resolve()
-        at_import = {f.relative_to(root).as_posix(): import_time_functions(f.read_text(encoding="utf-8"))
+        at_import = {f.relative_to(root).as_posix(): import_calls(f.read_text(encoding="utf-8")).reached
                      for f in files}
         candidates = [m for m in enumeration.mutants
                       if eligible(m) and m.function not in at_import.get(m.file, ())]
