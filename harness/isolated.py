@@ -2,14 +2,17 @@
 
 Started as `python -m harness.isolated`, it reads {"setup", "job"} as one JSON line on stdin,
 installs an import hook that serves the mutated module from memory, runs only the selected
-tests (in the given order, stopping at the first failure) and writes one Verdict line.
+tests (in the given order, stopping at the first failure, each within its time limit) and
+writes one Verdict line.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import json
 import os
 import sys
-from typing import Any
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -37,18 +40,59 @@ class Selection:
         items[:] = [by_id[test] for test in self.tests if test in by_id]
 
 
+class Watchdog:
+    """Ends this interpreter when a test runs past its limit, even in C code that holds the GIL
+    (faulthandler's timer is a C thread). It first names the test on the protocol stream, and
+    faulthandler's "Timeout" line after it tells the parent why the verdict never came."""
+
+    def __init__(self, job: Job, stream: BinaryIO) -> None:
+        limits = job.limits if len(job.limits) == len(job.tests) else (job.timeout,) * len(job.tests)
+        self.limits = dict(zip(job.tests, limits))
+        self.stream = stream
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        limit = self.limits.get(item.nodeid)
+        if limit:
+            send(self.stream, {"running": item.nodeid})
+            faulthandler.dump_traceback_later(limit, exit=True, file=self.stream)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+
+
+def verdict_of_output(job: Job, output: bytes, status: int, **extra: Any) -> Verdict:
+    """The Verdict a fresh interpreter wrote, or what its output says of how it ended."""
+    running, timed_out = None, False
+    for line in output.decode(errors="replace").splitlines():
+        timed_out = timed_out or line.startswith("Timeout (")
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue  # the watchdog's traceback
+        if isinstance(data, dict) and "mutant_id" in data:
+            return Verdict.from_dict({**data, **extra})
+        if isinstance(data, dict):
+            running = data.get("running", running)
+    if timed_out:
+        return Verdict(mutant_id=job.mutant_id, timed_out=True, running=running, **extra)
+    return Verdict(mutant_id=job.mutant_id, **extra,
+                   died=f"the fresh interpreter ended with status {status} before reporting")
+
+
 def test_files(tests: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(test.split("::", 1)[0] for test in tests))
 
 
-def run(setup: WorkerSetup, job: Job) -> Verdict:
+def run(setup: WorkerSetup, job: Job, stream: BinaryIO) -> Verdict:
     for patch in job.patches:
         install_finder(patch.module, patch.path, patch.source)
     recorder = Recorder(frozenset(setup.sources))
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection, StateOutsideTheTree(setup.root)])
+    pytest.main(arguments, plugins=[recorder, selection, Watchdog(job, stream), StateOutsideTheTree(setup.root)])
     if selection.collect_errors:
         return Verdict(
             mutant_id=job.mutant_id,
@@ -65,7 +109,7 @@ def main() -> int:
     os.chdir(setup.root)
     sys.path.insert(0, setup.root)
     limit_memory(setup.memory_limit_mb)
-    send(writer, run(setup, Job.from_dict(request["job"])))
+    send(writer, run(setup, Job.from_dict(request["job"]), writer))
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from harness.baseline import Baseline, assemble, chunk_jobs
 from harness.errors import HarnessError
+from harness.isolated import verdict_of_output
 from harness.protocol import Job, Verdict, WorkerSetup, send
 from harness.tool_state import tool_env
 from harness.verdict import control_failure
@@ -352,12 +353,4 @@ class SubprocessPool:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
             return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
-        elapsed = time.monotonic() - started
-        for line in out.decode(errors="replace").splitlines():
-            data = json.loads(line)
-            if "mutant_id" in data:
-                return Verdict.from_dict({**data, "elapsed": elapsed})
-        return Verdict(
-            mutant_id=job.mutant_id, elapsed=elapsed,
-            died=f"the test process ended with status {process.returncode} before reporting",
-        )
+        return verdict_of_output(job, out, process.returncode, elapsed=time.monotonic() - started)

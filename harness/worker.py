@@ -25,6 +25,7 @@ import pytest
 
 from harness import baseline
 from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from harness.isolated import verdict_of_output
 from harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
 from harness.tool_state import StateOutsideTheTree
@@ -151,15 +152,7 @@ def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
         input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         cwd=setup.root, check=False,
     )
-    for line in completed.stdout.decode(errors="replace").splitlines():
-        data = json.loads(line)
-        if "mutant_id" in data:
-            return Verdict.from_dict({**data, "fresh_import": True})
-    return Verdict(
-        mutant_id=job.mutant_id,
-        died=f"the fresh interpreter ended with status {completed.returncode} before reporting",
-        fresh_import=True,
-    )
+    return verdict_of_output(job, completed.stdout, completed.returncode, fresh_import=True)
 
 
 def _read_messages(fd: int, started: float, job: Job) -> tuple[list[dict[str, Any]], bool]:

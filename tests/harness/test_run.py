@@ -119,6 +119,30 @@ def test_a_function_that_runs_only_at_import_is_tested_through_a_fresh_import(pr
     assert rules[(12, "5")].status.value == "killed"  # module level, as before
 
 
+def test_a_fresh_import_that_hangs_in_a_test_is_stopped_at_the_tests_limit(project: Path) -> None:
+    """A module-level mutant runs in a fresh interpreter; when it makes a test loop forever, a
+    watchdog inside that interpreter ends it at the test's own limit (about 1 s here), not
+    after the 30 s a new interpreter is allowed for starting up; in both isolation modes."""
+    (project / "calcpkg" / "steps.py").write_text(
+        "STEP = 2\n\n\n"
+        "def count_to(n):\n"
+        "    i = 0\n"
+        "    while i != n:\n"
+        "        i += STEP\n"
+        "    return i\n")
+    (project / "tests" / "test_steps.py").write_text(
+        "from calcpkg.steps import count_to\n\n\n"
+        "def test_count_to():\n"
+        "    assert count_to(4) == 4\n")
+    for isolation in ("fork", "subprocess"):
+        result = run(project, isolation=isolation, paths=("calcpkg/steps.py",))
+        mutants = {m.id: m for m in result.mutants}
+        step = next(o for o in result.outcomes if mutants[o.mutant_id].span.line == 1)
+        assert step.status.value == "timeout", (isolation, step)
+        assert step.detail.startswith("tests/test_steps.py::test_count_to ran past its limit of ")
+        assert step.duration < 8.0, (isolation, step.duration)
+
+
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
     """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
     result = run(project)
