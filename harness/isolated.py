@@ -42,13 +42,19 @@ class Selection:
 
 class Watchdog:
     """Ends this interpreter when a test runs past its limit, even in C code that holds the GIL
-    (faulthandler's timer is a C thread). It first names the test on the protocol stream, and
+    (faulthandler's timer is a C thread), or when start-up and collection (which import the
+    mutant) run past `collect_limit`. It first names the test on the protocol stream, and
     faulthandler's "Timeout" line after it tells the parent why the verdict never came."""
 
-    def __init__(self, job: Job, stream: BinaryIO) -> None:
+    def __init__(self, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> None:
         limits = job.limits if len(job.limits) == len(job.tests) else (job.timeout,) * len(job.tests)
         self.limits = dict(zip(job.tests, limits))
         self.stream = stream
+        if collect_limit:
+            faulthandler.dump_traceback_later(collect_limit, exit=True, file=stream)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        faulthandler.cancel_dump_traceback_later()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
@@ -85,14 +91,15 @@ def test_files(tests: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(test.split("::", 1)[0] for test in tests))
 
 
-def run(setup: WorkerSetup, job: Job, stream: BinaryIO) -> Verdict:
+def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> Verdict:
+    watchdog = Watchdog(job, stream, collect_limit)  # armed before the mutant is first imported
     for patch in job.patches:
         install_finder(patch.module, patch.path, patch.source)
     recorder = Recorder(frozenset(setup.sources))
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection, Watchdog(job, stream), StateOutsideTheTree(setup.root)])
+    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.root)])
     if selection.collect_errors:
         return Verdict(
             mutant_id=job.mutant_id,
@@ -109,7 +116,7 @@ def main() -> int:
     os.chdir(setup.root)
     sys.path.insert(0, setup.root)
     limit_memory(setup.memory_limit_mb)
-    send(writer, run(setup, Job.from_dict(request["job"]), writer))
+    send(writer, run(setup, Job.from_dict(request["job"]), writer, request.get("collect_limit")))
     return 0
 
 

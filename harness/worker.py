@@ -31,6 +31,10 @@ from harness.recorder import Recorder, collect_error, limit_memory, protocol_str
 from harness.tool_state import StateOutsideTheTree
 
 FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
+# A fresh interpreter's start and collection may take this many times this worker's own, plus
+# COLLECT_BASE seconds, before a mutant that hangs the import is stopped.
+COLLECT_FACTOR, COLLECT_BASE = 3.0, 5.0
+STARTED = time.monotonic()
 
 
 class ForkServer:
@@ -43,6 +47,7 @@ class ForkServer:
         self.index: FunctionIndex = {}
         self.collect_errors: list[str] = []
         self.coverage: coverage.Coverage | None = None
+        self.startup = 0.0  # seconds from this process's start to collected tests
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -54,6 +59,7 @@ class ForkServer:
             send(self.writer, {"error": "collection failed: " + "; ".join(self.collect_errors)})
             return True
         self.items = {item.nodeid: item for item in session.items}
+        self.startup = time.monotonic() - STARTED
         self.index = index_functions(frozenset(self.setup.sources))
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
@@ -114,7 +120,7 @@ class ForkServer:
                 swap(self.index, patch.path, patch.function, patch.source, patch.unit)
         except NeedsFreshImport:
             send(out, {"extend": FRESH_IMPORT_ALLOWANCE})
-            send(out, run_fresh(self.setup, job))
+            send(out, run_fresh(self.setup, job, collect_limit=COLLECT_FACTOR * self.startup + COLLECT_BASE))
             return
         except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
             send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
@@ -144,9 +150,10 @@ class ForkServer:
                           findings={"lines": found["lines"]}))
 
 
-def run_fresh(setup: WorkerSetup, job: Job) -> Verdict:
-    """Run `job` in a new interpreter that imports the mutant through an import hook."""
-    request = json.dumps({"setup": asdict(setup), "job": asdict(job)}).encode() + b"\n"
+def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) -> Verdict:
+    """Run `job` in a new interpreter that imports the mutant through an import hook; it may
+    take `collect_limit` seconds to start and collect (a mutant can hang the import)."""
+    request = json.dumps({"setup": asdict(setup), "job": asdict(job), "collect_limit": collect_limit}).encode() + b"\n"
     completed = subprocess.run(
         [sys.executable, "-m", "harness.isolated"],
         input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

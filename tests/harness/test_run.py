@@ -143,6 +143,29 @@ def test_a_fresh_import_that_hangs_in_a_test_is_stopped_at_the_tests_limit(proje
         assert step.duration < 8.0, (isolation, step.duration)
 
 
+def test_a_mutant_that_hangs_the_import_is_stopped_after_a_start_up_limit(project: Path) -> None:
+    """A helper the module runs while it is imported loops forever under its mutant: the fresh
+    interpreter's start and collection are stopped after a limit derived from the worker's own
+    start-up (3 x it + 5 s), and the mutant is a timeout."""
+    (project / "calcpkg" / "boot.py").write_text(
+        "def _settle(n):\n"
+        "    i = 0\n"
+        "    while i < n:\n"
+        "        i += 1\n"
+        "    return i\n\n\n"
+        "READY = _settle(3)\n")
+    (project / "tests" / "test_boot.py").write_text(
+        "from calcpkg.boot import READY\n\n\n"
+        "def test_ready():\n"
+        "    assert READY == 3\n")
+    started = time.monotonic()
+    result = run(project, paths=("calcpkg/boot.py",))
+    mutants = {m.id: m for m in result.mutants}
+    loop = next(o for o in result.outcomes if mutants[o.mutant_id].original == "i += 1")
+    assert loop.status.value == "timeout", loop
+    assert time.monotonic() - started < 25.0  # the start-up allowance alone is 30 s
+
+
 def test_kill_details_say_which_test_and_how(project: Path) -> None:
     """A kill names its failing test and whether it was silent (assertion) or loud (raised)."""
     result = run(project)
