@@ -93,10 +93,6 @@ def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
         )
     finally:
         cov.stop()
-    data = cov.get_data()
-    lines = {
-        os.path.relpath(path, setup.root): data.contexts_by_lineno(path) for path in data.measured_files()
-    }
     return {
         "exit_code": int(code),
         "collect_errors": contexts.collect_errors,
@@ -104,11 +100,9 @@ def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
             {"id": item.nodeid, "file": item.location[0], "duration": recorder.durations.get(item.nodeid, 0.0)}
             for item in contexts.collected
         ],
-        "failed": [
-            {"id": r.id, "message": f"{r.exception}: {r.message}".splitlines()[0][:200]}
-            for r in recorder.results.values() if r.outcome == "failed"
-        ],
-        "lines": {f: {str(n): [c for c in ctx if c] for n, ctx in by_line.items()} for f, by_line in lines.items()},
+        "failed": [{"id": r.id, "message": _failure_line(r.exception, r.message)}
+                   for r in recorder.results.values() if r.outcome == "failed"],
+        "lines": _lines_by_test(cov, setup.root),
     }
 
 
@@ -178,7 +172,7 @@ def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict
     passed. `tests` are (id, file) in collection order."""
     verdicts = [verdict for _, verdict in runs]
     results = {r["id"]: r for verdict in verdicts for r in verdict.results}
-    failed = [{"id": r["id"], "message": f"{r.get('exception')}: {r.get('message', '')}".splitlines()[0][:200]}
+    failed = [{"id": r["id"], "message": _failure_line(r.get("exception"), r.get("message", ""))}
               for r in results.values() if r["outcome"] == "failed"]
     if failed:
         _raise_red(failed)
@@ -197,6 +191,10 @@ def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict
         lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in lines.items()},
         duration=time.monotonic() - started,
     )
+
+
+def _failure_line(exception: str | None, message: str) -> str:
+    return f"{exception}: {message}".splitlines()[0][:200]
 
 
 def _raise_broken(job: Job, verdict: Verdict, results: dict[str, Any]) -> None:

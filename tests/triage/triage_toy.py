@@ -10,6 +10,7 @@ import libcst.matchers as m
 
 from mutators.base import Mutator
 from mutators.mutant import Family
+from tests.harness.toyproject import SwapLessThan
 
 SHAPES = '''\
 def floor_at(x, lo):
@@ -50,21 +51,6 @@ def test_scale_keeps_the_length():
 EQUIVALENT = (2, "<", "<=")  # x == lo returns lo, which is x, either way
 UNDERTESTED = (8, "0", "1")  # spin(0) returns 1, and no test calls spin(0)
 UNASSERTED = (15, "*", "+")  # test_scale_keeps_the_length sees [4, 5] instead of [3, 6]
-
-
-class SwapLessThan(Mutator):
-    """`<` becomes `<=`."""
-
-    name = "toy/lt-to-le"
-    family = Family.CLASSIC
-    explanation = "`{original}` became `{mutated}`"
-    matcher = m.ComparisonTarget(operator=m.LessThan())
-    examples = ()
-
-    def mutate(self, node, ctx):
-        yield node.with_changes(operator=cst.LessThanEqual(
-            whitespace_before=node.operator.whitespace_before,
-            whitespace_after=node.operator.whitespace_after))
 
 
 class ZeroToOne(Mutator):
