@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import harness
+from bugsmith import harness
 from clock import cpu_seconds
-from harness.config import RunOptions, resolve
-from harness.outcome import RunResult, Status
-from harness.runner import local_executor
+from bugsmith.harness.config import RunOptions, resolve
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.runner import local_executor
 
 _RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
 

@@ -1,7 +1,7 @@
 """Run test suites against mutants, score them, report, and build exercises.
 
-The library API: `harness.run(options) -> RunResult`, with options from
-`harness.config.resolve(...)`.
+The library API: `bugsmith.harness.run(options) -> RunResult`, with options from
+`bugsmith.harness.config.resolve(...)`.
 """
 
 from typing import Any
@@ -10,10 +10,10 @@ __all__ = ["run"]
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy, so that `python -m harness.worker` and `mutators` (which use harness.errors) do
-    # not import the whole pipeline.
+    # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.worker`)
+    # do not import the whole pipeline.
     if name == "run":
-        from harness.runner import run
+        from bugsmith.harness.runner import run
 
         return run
     raise AttributeError(name)

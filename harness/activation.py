@@ -20,7 +20,7 @@ import types
 from collections import defaultdict
 from pathlib import Path
 
-from mutators.compiled import FUTURE_FLAGS
+from bugsmith.mutators.compiled import FUTURE_FLAGS
 
 
 class NeedsFreshImport(Exception):

@@ -5,7 +5,7 @@ into chunks of consecutive tests of one file, and each chunk runs in a forked ch
 coverage, on every core at once. The workers collect the suite once for both jobs, so a cold
 run pays for one collection per core instead of an extra interpreter that imports and
 collects everything again. Executors without a fork server run it in its own interpreter
-(`python -m harness.baseline`). Lines that run at import time are not tied to any test in
+(`python -m bugsmith.harness.baseline`). Lines that run at import time are not tied to any test in
 either way (harness.selection gives their mutants every test that runs their file). A red
 baseline stops the run: with a failing suite, every verdict would be meaningless.
 """
@@ -25,11 +25,12 @@ from typing import Any
 import coverage
 import pytest
 
-from harness.errors import BaselineError, HarnessError
-from harness.outcome import TestInfo
-from harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from harness.recorder import Recorder, collect_error, protocol_streams
-from harness.tool_state import StateOutsideTheTree
+from bugsmith.errors import BaselineError, HarnessError
+from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from bugsmith.harness.recorder import Recorder, collect_error, protocol_streams
+from bugsmith.harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.interpreter import module_command
 
 TASK = {"kind": "baseline"}
 CHUNKS_PER_WORKER = 8  # enough that no core idles long behind one slow chunk, few enough forks
@@ -217,7 +218,7 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     started = time.monotonic()
     fields = asdict(setup)
     process = subprocess.run(
-        [sys.executable, "-m", "harness.baseline"],
+        module_command("bugsmith.harness.baseline"),
         input=json.dumps(fields).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=setup.root, env=env, check=False,
     )

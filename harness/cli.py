@@ -12,10 +12,10 @@ from pathlib import Path
 
 import click
 
-from harness import config, terminal
-from harness.errors import BugsmithError, UnknownMutantError
-from harness.outcome import RunResult
-from harness.store import Store
+from bugsmith.harness import config, terminal
+from bugsmith.errors import BugsmithError, UnknownMutantError
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.store import Store
 
 FAMILIES = click.Choice(["shape", "window", "leakage", "scheduling", "metric", "classic", "beyond"])
 
@@ -57,8 +57,7 @@ def _progress(enabled: bool):
 def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
         executor, scheduler, report_dir, no_report) -> None:
     """Run the test suite against every mutant and score it."""
-    import harness
-
+    from bugsmith import harness
     cwd = Path.cwd().resolve()
     unconfigured = None if paths or config.find_project(cwd) else config.unconfigured_project(cwd)
     if unconfigured is not None:
@@ -83,15 +82,15 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
 def _executor(name: str, scheduler: str | None):
     if name == "local":
         return None
-    from harness.distributed import dask_executor
+    from bugsmith.harness.distributed import dask_executor
 
     return dask_executor(scheduler)
 
 
 def _write_reports(result: RunResult, folder: Path, **paths: Path | None) -> list[Path]:
-    from harness.report import write_reports
+    from bugsmith.harness.report import write_reports
 
-    from harness.triage import report_findings
+    from bugsmith.harness.triage import report_findings
 
     if not any(paths.values()):
         paths = {"html": folder / "bugsmith.html", "json": folder / "mutation-report.json"}
@@ -125,7 +124,7 @@ def report(html, json_path, markdown, junit, sarif) -> None:
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
 def triage(mutant_ids, seconds, jobs) -> None:
     """Classify the last run's survivors and suggest the missing tests (all by default)."""
-    from harness.triage import TriageOptions, triage as run_triage, triage_text
+    from bugsmith.harness.triage import TriageOptions, triage as run_triage, triage_text
 
     options = config.resolve(Path.cwd(), jobs=jobs)
     result = run_triage(options, tuple(mutant_ids), settings=TriageOptions(search_seconds=seconds),
@@ -141,7 +140,7 @@ def _project_root() -> Path:
 @cli.command()
 def operators() -> None:
     """List every mutator with its family and what bug it models."""
-    from mutators.registry import all_mutators
+    from bugsmith.mutators.registry import all_mutators
 
     for mutator in all_mutators():
         click.echo(f"{mutator.name:<36} {mutator.family.value:<11} {_first_sentence(mutator.__doc__)}")
@@ -158,9 +157,9 @@ def _first_sentence(doc: str | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per mutant.")
 def mutants(paths, families, as_json) -> None:
     """List the mutants of files or folders without running anything."""
-    from harness.discovery import source_files
-    from mutators import registry
-    from mutators.engine import enumerate_mutants
+    from bugsmith.harness.discovery import source_files
+    from bugsmith.mutators import registry
+    from bugsmith.mutators.engine import enumerate_mutants
 
     options = config.resolve(Path.cwd(), tuple(paths), families=tuple(families))
     found = enumerate_mutants(
@@ -199,7 +198,7 @@ def show(mutant_id: str) -> None:
     if mutant is None:
         mutant = _enumerate_one(mutant_id)
     click.echo(terminal.mutant_details(mutant, outcome))
-    from harness.triage import describe, load_findings
+    from bugsmith.harness.triage import describe, load_findings
 
     finding = load_findings(root).get(mutant_id)
     if finding is not None and outcome is not None and outcome.status.value == "survived":
@@ -207,9 +206,9 @@ def show(mutant_id: str) -> None:
 
 
 def _enumerate_one(mutant_id: str):
-    from harness.discovery import source_files
-    from mutators import registry
-    from mutators.engine import enumerate_mutants
+    from bugsmith.harness.discovery import source_files
+    from bugsmith.mutators import registry
+    from bugsmith.mutators.engine import enumerate_mutants
 
     options = config.resolve(Path.cwd())
     found = enumerate_mutants(source_files(options), root=options.root, mutators=registry.select())
@@ -244,7 +243,7 @@ def _selection(function):
 
 
 def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
-    from harness.exercises import ExerciseOptions, build_exercises
+    from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
                               silent_only=silent_only, seed=seed)
@@ -267,9 +266,9 @@ def exercises(problems, count, bugs, families, silent_only, seed, jobs, project,
     """Build validated debug exercises from the reference problems or a project's
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
-    from harness.exercises.pack import save_exercises
-    from harness.exercises.problems import default_output, exercise_root
-    from harness.exercises.summary import exercises_text
+    from bugsmith.harness.exercises.pack import save_exercises
+    from bugsmith.harness.exercises.problems import default_output, exercise_root
+    from bugsmith.harness.exercises.summary import exercises_text
 
     root = exercise_root(project, Path.cwd())
     options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
@@ -292,8 +291,8 @@ def pack() -> None:
                    " or .bugsmith/pack/ in a project).")
 def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
-    from harness.exercises.pack import export, load_exercises
-    from harness.exercises.problems import default_output, exercise_root
+    from bugsmith.harness.exercises.pack import export, load_exercises
+    from bugsmith.harness.exercises.problems import default_output, exercise_root
 
     root = exercise_root(project, Path.cwd())
     if source is not None:
@@ -315,8 +314,8 @@ def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
     """Grade a candidate's fix: every test in a subprocess; exit 1 unless all pass."""
     from dataclasses import asdict
 
-    from harness.exercises.grading import grade as grade_submission
-    from harness.exercises.summary import grade_text
+    from bugsmith.harness.exercises.grading import grade as grade_submission
+    from bugsmith.harness.exercises.summary import grade_text
 
     result = grade_submission(pack_path, exercise_id, submission, timeout=timeout)
     if as_json:
@@ -339,9 +338,9 @@ def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
 def score(problem, tests, families, jobs, no_triage, project) -> None:
     """Score a candidate's tests: the share of the problem's mutants they detect, and for each
     bug they missed, the input that shows it and a test that would have caught it."""
-    from harness.exercises.problems import exercise_root
-    from harness.exercises.scoring import score_tests
-    from harness.exercises.summary import score_text
+    from bugsmith.harness.exercises.problems import exercise_root
+    from bugsmith.harness.exercises.scoring import score_tests
+    from bugsmith.harness.exercises.summary import score_text
 
     result = score_tests(problem, tests.resolve(), root=exercise_root(project, Path.cwd()), families=tuple(families),
                          jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError
+from bugsmith.errors import ConfigError
 
 STORE_DIR = ".bugsmith"
 ISOLATIONS = ("fork", "subprocess")

@@ -33,9 +33,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from harness.errors import BugsmithError, ConfigError, HarnessError
-from harness.pool import ForkPool, OnVerdict
-from harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.errors import BugsmithError, ConfigError, HarnessError
+from bugsmith.harness.pool import ForkPool, OnVerdict
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
     from distributed import WorkerPlugin as _PluginBase

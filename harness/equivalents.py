@@ -12,7 +12,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from harness.errors import ConfigError
+from bugsmith.errors import ConfigError
 
 FILE_NAME = "equivalent-mutants.toml"
 

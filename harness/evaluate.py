@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from harness.baseline import Baseline
-from harness.config import RunOptions
-from harness.discovery import source_files
-from harness.outcome import TestInfo
-from harness.pool import ForkPool, SubprocessPool
-from harness.protocol import Job, Patch, Verdict, WorkerSetup
-from harness.runner import load_baseline, test_file_hashes
-from harness.selection import time_limit
-from harness.store import Store
-from mutators.mutant import Mutant
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.discovery import source_files
+from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.pool import ForkPool, SubprocessPool
+from bugsmith.harness.protocol import Job, Patch, Verdict, WorkerSetup
+from bugsmith.harness.runner import load_baseline, test_file_hashes
+from bugsmith.harness.selection import time_limit
+from bugsmith.harness.store import Store
+from bugsmith.mutators.mutant import Mutant
 
 
 def combined_source(source: str, mutants: Sequence[Mutant]) -> str:

@@ -22,13 +22,14 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
-from harness.baseline import Baseline, assemble, chunk_jobs
-from harness.errors import HarnessError
-from harness.isolated import verdict_of_output
-from harness.protocol import Job, Verdict, WorkerSetup, send
-from harness.tool_state import tool_env
-from harness.verdict import control_failure
-from harness.worker import FRESH_IMPORT_ALLOWANCE
+from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
+from bugsmith.errors import HarnessError
+from bugsmith.harness.isolated import verdict_of_output
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, send
+from bugsmith.harness.tool_state import tool_env
+from bugsmith.harness.verdict import control_failure
+from bugsmith.harness.worker import FRESH_IMPORT_ALLOWANCE
+from bugsmith.harness.interpreter import module_command
 
 OnVerdict = Callable[[Job, Verdict], None]
 Prepare = Callable[[Job], Job]
@@ -92,7 +93,7 @@ class _Worker:
         self.log_path = log_dir / f"worker-{number}.log"
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "harness.worker"],
+                module_command("bugsmith.harness.worker"),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
                 cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
             )
@@ -343,7 +344,7 @@ class SubprocessPool:
         request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"
         started = time.monotonic()
         process = subprocess.Popen(
-            [sys.executable, "-m", "harness.isolated"], stdin=subprocess.PIPE,
+            module_command("bugsmith.harness.isolated"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
             env=worker_env(self.setup.root), start_new_session=True,
         )

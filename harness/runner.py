@@ -17,14 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from harness import equivalents
-from harness.baseline import Baseline, run_baseline
-from harness.config import RunOptions
-from harness.discovery import source_files
-from harness.outcome import Outcome, RunResult, Status
-from harness.pool import ForkPool, SubprocessPool, worker_env
-from harness.protocol import Job, Verdict, WorkerSetup
-from harness.selection import (
+from bugsmith.harness import equivalents
+from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.discovery import source_files
+from bugsmith.harness.outcome import Outcome, RunResult, Status
+from bugsmith.harness.pool import ForkPool, SubprocessPool, worker_env
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.selection import (
     cache_key,
     covering_tests,
     file_hash,
@@ -33,15 +33,15 @@ from harness.selection import (
     per_test_limits,
     time_limit,
 )
-from harness.import_time import import_calls
-from harness.since import changed_lines
-from harness.units import Ranges, mutated_unit, statement_ranges
-from harness.store import Store
-from harness.verdict import outcome_of
-from mutators import registry
-from mutators.base import Mutator
-from mutators.engine import Enumeration, enumerate_mutants
-from mutators.mutant import Mutant
+from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.since import changed_lines
+from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
+from bugsmith.harness.store import Store
+from bugsmith.harness.verdict import outcome_of
+from bugsmith.mutators import registry
+from bugsmith.mutators.base import Mutator
+from bugsmith.mutators.engine import Enumeration, enumerate_mutants
+from bugsmith.mutators.mutant import Mutant
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,9 +9,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from harness.baseline import Baseline
-from harness.outcome import TestInfo
-from mutators.mutant import Mutant
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.outcome import TestInfo
+from bugsmith.mutators.mutant import Mutant
 
 CACHE_VERSION = "2"  # 2: TestCase failures were missed before (recorder hook order)
 

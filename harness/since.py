@@ -6,7 +6,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from harness.errors import ConfigError
+from bugsmith.errors import ConfigError
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 

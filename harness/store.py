@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from harness.errors import BugsmithError
-from harness.outcome import Outcome, RunResult, TestInfo
-from mutators.mutant import Mutant
+from bugsmith.errors import BugsmithError
+from bugsmith.harness.outcome import Outcome, RunResult, TestInfo
+from bugsmith.mutators.mutant import Mutant
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outcomes (key TEXT PRIMARY KEY, mutant_id TEXT, data TEXT);

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from harness.outcome import Outcome, RunResult, Status, mutation_score
+from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
 
 BAR_WIDTH = 28
 

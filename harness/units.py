@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from mutators.mutant import Mutant, line_starts
+from bugsmith.mutators.mutant import Mutant, line_starts
 
 Ranges = tuple[tuple[int, int], ...]  # first and last line of each top-level statement
 

@@ -7,8 +7,8 @@ without reporting is an error with the reason, not a kill by exit code.
 
 from __future__ import annotations
 
-from harness.outcome import Failure, Outcome, Status
-from harness.protocol import Job, Verdict
+from bugsmith.harness.outcome import Failure, Outcome, Status
+from bugsmith.harness.protocol import Job, Verdict
 
 SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
 PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})

@@ -1,6 +1,6 @@
 """A long-lived worker: collect the suite once, then fork once per mutant.
 
-Started by the coordinator as `python -m harness.worker`; speaks JSON lines on stdin/stdout
+Started by the coordinator as `python -m bugsmith.harness.worker`; speaks JSON lines on stdin/stdout
 (harness.protocol). Inside pytest's run loop it never returns to pytest's own loop: it serves
 jobs. Each job runs in a forked child that swaps in the mutant's code, runs the selected,
 already-collected tests until the first failure, and writes its verdict to a pipe while this
@@ -23,12 +23,13 @@ from typing import Any
 import coverage
 import pytest
 
-from harness import baseline
-from harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
-from harness.isolated import verdict_of_output
-from harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
-from harness.tool_state import StateOutsideTheTree
+from bugsmith.harness import baseline
+from bugsmith.harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from bugsmith.harness.isolated import verdict_of_output
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
+from bugsmith.harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
+from bugsmith.harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.interpreter import module_command
 
 FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
 # A fresh interpreter's start and collection may take this many times this worker's own, plus
@@ -111,7 +112,7 @@ class ForkServer:
             self._baseline(job, out)
             return
         if job.task is not None:  # survivor triage activates (and toggles) the mutant itself
-            from harness.triage.probe import perform
+            from bugsmith.harness.triage.probe import perform
 
             send(out, Verdict(mutant_id=job.mutant_id, findings=perform(job.task, self.index, job.patches)))
             return
@@ -155,7 +156,7 @@ def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) 
     take `collect_limit` seconds to start and collect (a mutant can hang the import)."""
     request = json.dumps({"setup": asdict(setup), "job": asdict(job), "collect_limit": collect_limit}).encode() + b"\n"
     completed = subprocess.run(
-        [sys.executable, "-m", "harness.isolated"],
+        module_command("bugsmith.harness.isolated"),
         input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         cwd=setup.root, check=False,
     )

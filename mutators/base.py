@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, ClassVar, Union
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.mutant import Family
+from bugsmith.mutators.mutant import Family
 
 if TYPE_CHECKING:
-    from mutators.context import Context
+    from bugsmith.mutators.context import Context
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,12 +18,12 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
 
-from harness.errors import SourceError
-from mutators.context import Context
-from mutators.compiled import CompileUnits
-from mutators.mutant import Mutant, span_diff
-from mutators.sites import Proposal, collect, pragma_lines
-from mutators.splice import Splice, line_starts, splice
+from bugsmith.errors import SourceError
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.compiled import CompileUnits
+from bugsmith.mutators.mutant import Mutant, span_diff
+from bugsmith.mutators.sites import Proposal, collect, pragma_lines
+from bugsmith.mutators.splice import Splice, line_starts, splice
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

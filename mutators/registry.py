@@ -14,21 +14,21 @@ import importlib
 from collections.abc import Iterable, Sequence
 from importlib.metadata import entry_points
 
-from harness.errors import ConfigError
-from mutators.base import Mutator
-from mutators.mutant import Family
+from bugsmith.errors import ConfigError
+from bugsmith.mutators.base import Mutator
+from bugsmith.mutators.mutant import Family
 
 ENTRY_POINT_GROUP = "bugsmith.mutators"
 # Domain families first: when two operators make the same code, the first one's explanation
 # is kept, and a domain explanation says more than a classic one.
 FAMILY_MODULES = (
-    "mutators.families.shape",
-    "mutators.families.window",
-    "mutators.families.leakage",
-    "mutators.families.scheduling",
-    "mutators.families.metric",
-    "mutators.families.classic",
-    "mutators.families.beyond",
+    "bugsmith.mutators.families.shape",
+    "bugsmith.mutators.families.window",
+    "bugsmith.mutators.families.leakage",
+    "bugsmith.mutators.families.scheduling",
+    "bugsmith.mutators.families.metric",
+    "bugsmith.mutators.families.classic",
+    "bugsmith.mutators.families.beyond",
 )
 
 

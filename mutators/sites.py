@@ -17,8 +17,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper
 
-from mutators.base import Mutator, Rewrite, as_rewrites
-from mutators.context import Context
+from bugsmith.mutators.base import Mutator, Rewrite, as_rewrites
+from bugsmith.mutators.context import Context
 
 PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
 _LOGGERS = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_log", "warnings"}

@@ -16,8 +16,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange
 
-from mutators.context import Context
-from mutators.mutant import Span
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.mutant import Span
 
 _WORD = re.compile(r"[\w.+\-*/%<>=!&|^~@]")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
-from mutators.base import Example, Mutator
-from mutators.engine import mutants_of_source
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.engine import mutants_of_source
 
 
 def mutated_sources(mutator: Mutator, before: str) -> list[str]:

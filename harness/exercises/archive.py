@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from harness.exercises.records import ExerciseError
+from bugsmith.harness.exercises.records import ExerciseError
 
 EPOCH = (1980, 1, 1, 0, 0, 0)
 MAX_UNPACKED_BYTES = 256 * 1024 * 1024

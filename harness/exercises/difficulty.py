@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-from harness.exercises.records import Difficulty
-from mutators.mutant import Mutant
+from bugsmith.harness.exercises.records import Difficulty
+from bugsmith.mutators.mutant import Mutant
 
 DOMAIN_FAMILIES = frozenset({"shape", "window", "leakage", "scheduling", "metric"})
 LEVELS = ((5, "easy"), (7, "medium"), (10, "hard"))

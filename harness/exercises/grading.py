@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.exercises.pack import instructor_folder, load_exercise
-from harness.exercises.problems import GradingLayout, corpus_layout, grading_layout, is_reference_kit
-from harness.exercises.records import Exercise, ExerciseError, is_hidden_test
+from bugsmith.harness.exercises.pack import instructor_folder, load_exercise
+from bugsmith.harness.exercises.problems import GradingLayout, corpus_layout, grading_layout, is_reference_kit
+from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 
 DEFAULT_TIMEOUT = 300.0
 

@@ -13,10 +13,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from harness.exercises.layout import buggy_code, visible_tests
-from harness.exercises.problems import Problem, load_problems, problem_named
-from harness.exercises.records import Exercise
-from harness.exercises.statement import hints, reverse_patch, statement
+from bugsmith.harness.exercises.layout import buggy_code, visible_tests
+from bugsmith.harness.exercises.problems import Problem, load_problems, problem_named
+from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.exercises.statement import hints, reverse_patch, statement
 
 SCHEMA_FILE = "exercise-instance.schema.json"
 
@@ -52,7 +52,7 @@ def jsonl(exercises: Sequence[Exercise], root: Path) -> str:
 
 @cache
 def _schema_text() -> str:
-    return resources.files("harness.exercises").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return resources.files("bugsmith.harness.exercises").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
 def schema() -> dict[str, Any]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.exercises.problems import Problem, problem_named
-from harness.exercises.records import Exercise
+from bugsmith.harness.exercises.problems import Problem, problem_named
+from bugsmith.harness.exercises.records import Exercise
 
 
 def _read(problem: Problem, paths: tuple[str, ...]) -> dict[str, str]:

@@ -26,12 +26,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.exercises.archive import extract_pack, write_tree, write_zip
-from harness.exercises.instances import jsonl
-from harness.exercises.layout import buggy_code, candidate_tree, grader_kit
-from harness.exercises.problems import REFERENCE, Problem, load_problems
-from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions
-from harness.exercises.statement import hints, render, reverse_patch, solution, statement
+from bugsmith.harness.exercises.archive import extract_pack, write_tree, write_zip
+from bugsmith.harness.exercises.instances import jsonl
+from bugsmith.harness.exercises.layout import buggy_code, candidate_tree, grader_kit
+from bugsmith.harness.exercises.problems import REFERENCE, Problem, load_problems
+from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions
+from bugsmith.harness.exercises.statement import hints, render, reverse_patch, solution, statement
 
 FORMAT = "bugsmith-pack/1"
 RECORDS = "exercises.json"

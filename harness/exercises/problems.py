@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import config
-from harness.errors import ConfigError
-from harness.exercises.records import ExerciseError, is_hidden_test
+from bugsmith.harness import config
+from bugsmith.errors import ConfigError
+from bugsmith.harness.exercises.records import ExerciseError, is_hidden_test
 
 REFERENCE = "reference"
 PROJECT = "project"
@@ -98,7 +98,7 @@ class Problem:
 
 def load_problems(root: Path) -> dict[str, Problem]:
     """The problems of `root`: its `[tool.bugsmith.exercises]` if it has one, else its corpus."""
-    from harness.exercises.projects import project_problems
+    from bugsmith.harness.exercises.projects import project_problems
 
     root = root.resolve()
     declared = project_problems(root)

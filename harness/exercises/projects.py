@@ -27,11 +27,11 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
-from harness import config
-from harness.discovery import source_files
-from harness.errors import ConfigError
-from harness.exercises.problems import PROJECT, Problem
-from harness.exercises.pytest_config import exercise_config, find_config, with_addopts, with_pythonpath
+from bugsmith.harness import config
+from bugsmith.harness.discovery import source_files
+from bugsmith.errors import ConfigError
+from bugsmith.harness.exercises.problems import PROJECT, Problem
+from bugsmith.harness.exercises.pytest_config import exercise_config, find_config, with_addopts, with_pythonpath
 
 KEYS = ("statement", "paths", "visible", "hidden", "support")
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*\Z")

@@ -21,7 +21,7 @@ from typing import Any
 
 import iniconfig
 
-from harness.errors import ConfigError
+from bugsmith.errors import ConfigError
 
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 # pytest's own order of precedence within one folder (pytest 9).

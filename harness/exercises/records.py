@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from harness.errors import BugsmithError
-from mutators.mutant import Mutant
+from bugsmith.errors import BugsmithError
+from bugsmith.mutators.mutant import Mutant
 
 
 class ExerciseError(BugsmithError):

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import config
-from harness.exercises.layout import code_files
-from harness.exercises.problems import CONFTEST, PACKAGE_INIT, REFERENCE, Problem, problem_named
-from harness.exercises.pytest_config import toml_table
-from harness.exercises.records import ExerciseError
-from harness.outcome import Status, mutation_score
+from bugsmith.harness import config
+from bugsmith.harness.exercises.layout import code_files
+from bugsmith.harness.exercises.problems import CONFTEST, PACKAGE_INIT, REFERENCE, Problem, problem_named
+from bugsmith.harness.exercises.pytest_config import toml_table
+from bugsmith.harness.exercises.records import ExerciseError
+from bugsmith.harness.outcome import Status, mutation_score
 
 _PYPROJECT = """\
 [tool.bugsmith]
@@ -66,8 +66,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
     With `triage`, each survivor also says which input shows the bug and what assertion was
     missing (harness.triage), so the candidate learns why their tests missed it.
     """
-    import harness
-
+    from bugsmith import harness
     root = (root or config.builtin_root()).resolve()
     spec = problem_named(root, problem)
     if not tests.exists():
@@ -106,7 +105,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
 
 
 def _triage(options, result) -> dict:
-    from harness.triage.engine import triage
+    from bugsmith.harness.triage.engine import triage
 
     if not any(o.status is Status.SURVIVED for o in result.outcomes):
         return {}

@@ -18,22 +18,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness import config
-from harness.discovery import source_files
-from harness.evaluate import Evaluator, combined_source
-from harness.exercises.difficulty import difficulty, time_limit_minutes
-from harness.exercises.problems import Problem, load_problems
-from harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
-from harness.outcome import Failure
-from harness.protocol import Verdict
-from harness.runner import test_file_hashes
-from harness.import_time import import_calls
-from harness.selection import CACHE_VERSION
-from harness.store import Store
-from harness.verdict import PROCESS_EXITS, failure_kind
-from mutators import registry
-from mutators.engine import enumerate_mutants
-from mutators.mutant import Family, Mutant
+from bugsmith.harness import config
+from bugsmith.harness.discovery import source_files
+from bugsmith.harness.evaluate import Evaluator, combined_source
+from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
+from bugsmith.harness.exercises.problems import Problem, load_problems
+from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
+from bugsmith.harness.outcome import Failure
+from bugsmith.harness.protocol import Verdict
+from bugsmith.harness.runner import test_file_hashes
+from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.selection import CACHE_VERSION
+from bugsmith.harness.store import Store
+from bugsmith.harness.verdict import PROCESS_EXITS, failure_kind
+from bugsmith.mutators import registry
+from bugsmith.mutators.engine import enumerate_mutants
+from bugsmith.mutators.mutant import Family, Mutant
 
 CACHE_KIND = "exercise-verdict"
 MAX_DELETED_LINES = 3

@@ -11,9 +11,9 @@ from functools import cache
 
 import jinja2
 
-from harness.exercises.problems import Problem
-from harness.exercises.records import Exercise
-from mutators.mutant import unified_diff
+from bugsmith.harness.exercises.problems import Problem
+from bugsmith.harness.exercises.records import Exercise
+from bugsmith.mutators.mutant import unified_diff
 
 FAMILY_HINTS = {
     "shape": "Check the shapes: an axis, a reshape, a squeeze, a keepdims or a column index may be wrong.",
@@ -32,7 +32,7 @@ FAMILY_HINTS = {
 @cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("harness.exercises", "templates"),
+        loader=jinja2.PackageLoader("bugsmith.harness.exercises", "templates"),
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from harness.exercises.grading import Grade
-from harness.exercises.records import Exercise
-from harness.exercises.scoring import SuiteScore
+from bugsmith.harness.exercises.grading import Grade
+from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.exercises.scoring import SuiteScore
 
 
 def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:

@@ -11,15 +11,15 @@ import json as _json
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.errors import BugsmithError
-from harness.outcome import RunResult
-from harness.report.html_page import render_html
-from harness.report.junit import junit_xml
-from harness.report.markdown import markdown_summary
-from harness.report import sarif_log  # the module: `sarif` the keyword hides `sarif` the function
-from harness.report.sarif_log import sarif
-from harness.report.stryker import stryker_json
-from harness.report.view import TriageFindings
+from bugsmith.errors import BugsmithError
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report.html_page import render_html
+from bugsmith.harness.report.junit import junit_xml
+from bugsmith.harness.report.markdown import markdown_summary
+from bugsmith.harness.report import sarif_log  # the module: `sarif` the keyword hides `sarif` the function
+from bugsmith.harness.report.sarif_log import sarif
+from bugsmith.harness.report.stryker import stryker_json
+from bugsmith.harness.report.view import TriageFindings
 
 __all__ = [
     "ReportError",

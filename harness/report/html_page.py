@@ -19,10 +19,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from harness.outcome import RunResult
-from harness.report.about import homepage, version
-from harness.report.highlight import Site, highlight, source_lines
-from harness.report.view import (
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report.about import homepage, version
+from bugsmith.harness.report.highlight import Site, highlight, source_lines
+from bugsmith.harness.report.view import (
     FAMILY_ORDER,
     SEVERITY,
     STATUS_ORDER,
@@ -35,7 +35,7 @@ from harness.report.view import (
     tally,
     worst,
 )
-from harness.report.wording import percent, seconds, slug
+from bugsmith.harness.report.wording import percent, seconds, slug
 
 _BACKQUOTED = re.compile(r"(`[^`\n]+`)")
 COVERED_CAP = 25  # covering tests listed per survivor; a hot line can be covered by hundreds
@@ -143,7 +143,7 @@ def prose(text: str) -> Markup:
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("harness.report", "templates"),
+        loader=jinja2.PackageLoader("bugsmith.harness.report", "templates"),
         autoescape=True,  # every template here is HTML; none may emit unescaped text
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -157,7 +157,7 @@ def _environment() -> jinja2.Environment:
 
 def _asset(name: str) -> str:
     """A stylesheet or script, read as plain text: jinja must not parse braces in CSS or JS."""
-    return resources.files("harness.report").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources.files("bugsmith.harness.report").joinpath("templates", name).read_text(encoding="utf-8")
 
 
 def _matrix(view: RunView) -> list[tuple[FileView, list[Tally | None]]]:

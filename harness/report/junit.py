@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from harness.outcome import RunResult
-from harness.report.view import FileView, MutantView, TriageFindings, build_view
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report.view import FileView, MutantView, TriageFindings, build_view
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _FAILED = frozenset({"survived", "no coverage"})

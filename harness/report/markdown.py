@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from harness.outcome import RunResult
-from harness.report.view import STATUS_ORDER, MutantView, TriageFindings, build_view
-from harness.report.wording import percent, plural, seconds
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report.view import STATUS_ORDER, MutantView, TriageFindings, build_view
+from bugsmith.harness.report.wording import percent, plural, seconds
 
 DEFAULT_LIMIT = 10
 _CELL_CHARS = 160

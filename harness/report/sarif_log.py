@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.outcome import RunResult
-from harness.report.about import NAME, homepage, version
-from harness.report.view import MutantView, TriageFindings, build_view
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report.about import NAME, homepage, version
+from bugsmith.harness.report.view import MutantView, TriageFindings, build_view
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "bugsmithMutantId/v1"

@@ -12,9 +12,9 @@ import json
 from importlib import resources
 from typing import Any
 
-from harness.outcome import Outcome, RunResult, Status, TestInfo
-from harness.report.about import NAME, homepage, version
-from harness.report.view import PENDING, FileView, MutantView, TriageFindings, build_view
+from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
+from bugsmith.harness.report.about import NAME, homepage, version
+from bugsmith.harness.report.view import PENDING, FileView, MutantView, TriageFindings, build_view
 
 SCHEMA_VERSION = "2"
 STATUS = {
@@ -63,7 +63,7 @@ def stryker_json(
 
 def schema() -> dict[str, Any]:
     """The report's JSON Schema, shipped with bugsmith."""
-    text = resources.files("harness.report").joinpath(
+    text = resources.files("bugsmith.harness.report").joinpath(
         "schema", "mutation-testing-report-schema.json"
     ).read_text(encoding="utf-8")
     return json.loads(text)

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.outcome import Outcome, RunResult, Status, mutation_score
-from harness.report.highlight import source_lines
-from mutators.mutant import Family, Mutant, Span
+from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
+from bugsmith.harness.report.highlight import source_lines
+from bugsmith.mutators.mutant import Family, Mutant, Span
 
 PENDING = "pending"
 STATUSES: tuple[str, ...] = (*(status.value for status in Status), PENDING)

@@ -15,20 +15,20 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Classification": "harness.triage.finding",
-    "Finding": "harness.triage.finding",
-    "describe": "harness.triage.finding",
-    "TriageOptions": "harness.triage.engine",
-    "TriageResult": "harness.triage.engine",
-    "load_findings": "harness.triage.engine",
-    "triage": "harness.triage.engine",
-    "report_findings": "harness.triage.summary",
-    "triage_text": "harness.triage.summary",
+    "Classification": "bugsmith.harness.triage.finding",
+    "Finding": "bugsmith.harness.triage.finding",
+    "describe": "bugsmith.harness.triage.finding",
+    "TriageOptions": "bugsmith.harness.triage.engine",
+    "TriageResult": "bugsmith.harness.triage.engine",
+    "load_findings": "bugsmith.harness.triage.engine",
+    "triage": "bugsmith.harness.triage.engine",
+    "report_findings": "bugsmith.harness.triage.summary",
+    "triage_text": "bugsmith.harness.triage.summary",
 }
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
-        raise AttributeError(f"module 'harness.triage' has no attribute {name!r}")
+        raise AttributeError(f"module 'bugsmith.harness.triage' has no attribute {name!r}")
     return getattr(importlib.import_module(_EXPORTS[name]), name)

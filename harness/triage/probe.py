@@ -15,11 +15,11 @@ import time
 from types import CodeType, FunctionType
 from typing import Any
 
-from harness.activation import FunctionIndex, NeedsFreshImport, find_code, swap
-from harness.protocol import Patch
-from harness.triage.calls import Result, call, difference
-from harness.triage.suggest import suggested_test
-from harness.triage.values import NotLiteral, same, short
+from bugsmith.harness.activation import FunctionIndex, NeedsFreshImport, find_code, swap
+from bugsmith.harness.protocol import Patch
+from bugsmith.harness.triage.calls import Result, call, difference
+from bugsmith.harness.triage.suggest import suggested_test
+from bugsmith.harness.triage.values import NotLiteral, same, short
 
 RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
 
@@ -81,7 +81,7 @@ def probe(task: dict[str, Any], toggle: Toggle) -> dict[str, Any]:
     found = replay(task, toggle, recorded)
     if found is not None:
         return {**found, "seconds": time.monotonic() - started}
-    from harness.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
+    from bugsmith.harness.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
 
     own = Entry(callee=task["function"], module=task["module"], function=toggle.function, strategy=None)
     candidates = entries(task["module"], task["function"], own, [(a, k) for _, a, k, _ in recorded])

@@ -30,11 +30,12 @@ from typing import Any
 
 import pytest
 
-from harness.activation import index_functions
-from harness.errors import HarnessError
-from harness.protocol import WorkerSetup, receive, send
-from harness.recorder import limit_memory, protocol_streams
-from harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.activation import index_functions
+from bugsmith.errors import HarnessError
+from bugsmith.harness.protocol import WorkerSetup, receive, send
+from bugsmith.harness.recorder import limit_memory, protocol_streams
+from bugsmith.harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.interpreter import module_command
 
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -81,7 +82,7 @@ def record_calls(setup: WorkerSetup, targets: set[Target], env: dict[str, str],
     request = {"setup": asdict(setup), "targets": sorted(targets), "budget": asdict(budget)}
     try:
         process = subprocess.run(
-            [sys.executable, "-m", "harness.triage.recording"], input=json.dumps(request).encode() + b"\n",
+            module_command("bugsmith.harness.triage.recording"), input=json.dumps(request).encode() + b"\n",
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=setup.root, env=env,
             timeout=budget.seconds, check=False, start_new_session=True,
         )

@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from harness.triage.calls import difference
-from harness.triage.values import np
+from bugsmith.harness.triage.calls import difference
+from bugsmith.harness.triage.values import np
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 _RECORDED_SEEDS = 8  # recorded calls used as starting points

@@ -11,7 +11,7 @@ import builtins
 import re
 from typing import Any
 
-from harness.triage.values import ATOL, RTOL, NotLiteral, literal, np, pd
+from bugsmith.harness.triage.values import ATOL, RTOL, NotLiteral, literal, np, pd
 
 _TOLERANCE = f"rtol={RTOL:g}, atol={ATOL:g}"
 _MODULES = {"math": "import math", "np": "import numpy as np", "pd": "import pandas as pd",

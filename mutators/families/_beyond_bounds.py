@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._beyond_calls import callee, is_literal
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._beyond_calls import callee, is_literal
+from bugsmith.mutators.mutant import Family
 
 _ADDITIVE = (cst.Add, cst.Subtract)
 _MULTIPLICATIVE = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply)

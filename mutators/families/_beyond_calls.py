@@ -14,11 +14,11 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
 
-from mutators.base import Example, Mutator
-from mutators.context import Context
-from mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
-from mutators.families._beyond_names import Usage, UsageCache
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
+from bugsmith.mutators.families._beyond_names import Usage, UsageCache
+from bugsmith.mutators.mutant import Family
 
 _CONSTANTS = frozenset({"nan", "NaN", "inf", "Inf", "pi", "e", "newaxis", "NA", "NaT"})
 _LITERALS = (

@@ -25,10 +25,10 @@ from libcst.metadata.scope_provider import (
     Scope,
 )
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
+from bugsmith.mutators.mutant import Family
 
 _MAX_CANDIDATES = 2
 _MIN_SIMILARITY = 0.6

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Mutator, Proposal, Rewrite, as_rewrites
-from mutators.context import Context
+from bugsmith.mutators.base import Mutator, Proposal, Rewrite, as_rewrites
+from bugsmith.mutators.context import Context
 
 # Names under which array libraries are usually imported: `np.mean(x)` is a function form whose
 # first argument is the array, `x.mean()` a method form whose receiver is.

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator
-from mutators.context import Context
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.mutant import Family
 
 # Arguments whose value is configuration, not logic: changing a seed or a verbosity level is
 # not a bug, and a copy flag rarely changes a result.

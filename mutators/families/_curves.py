@@ -13,11 +13,11 @@ from itertools import islice
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._flow import words
-from mutators.families._calls import callee, in_place_of, positional
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._flow import words
+from bugsmith.mutators.families._calls import callee, in_place_of, positional
+from bugsmith.mutators.mutant import Family
 
 _SUMS = frozenset({"sum", "nansum", "dot", "vdot", "inner"})
 # Role words of a curve's two axes.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.context import Context
+from bugsmith.mutators.context import Context
 
 _WORD_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
 _QUEUE_WORDS = frozenset({"queue", "queued", "waiting", "pending", "fifo", "backlog", "waitlist", "inbox", "q"})

@@ -13,11 +13,11 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._flow import binds, block_of, chains, dotted, moved, only, queueish, reads, words
-from mutators.families._calls import callee
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._flow import binds, block_of, chains, dotted, moved, only, queueish, reads, words
+from bugsmith.mutators.families._calls import callee
+from bugsmith.mutators.mutant import Family
 
 _LOOPS = (cst.For, cst.While)
 _STATE = frozenset({"state", "status", "phase", "stage"})

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator
-from mutators.context import Context
-from mutators.families._flow import ModuleFacts, dotted, identifiers, queueish, words
-from mutators.families._calls import callee, keyword, with_arg, without_arg
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._flow import ModuleFacts, dotted, identifiers, queueish, words
+from bugsmith.mutators.families._calls import callee, keyword, with_arg, without_arg
+from bugsmith.mutators.mutant import Family
 
 _TIME = frozenset({"arrival", "arrived", "time", "timestamp", "ts", "submit", "submitted",
                    "enqueued", "created", "priority", "deadline", "seq", "age", "tick"})

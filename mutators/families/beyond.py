@@ -15,12 +15,12 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator
-from mutators.context import Context
-from mutators.families._beyond_bounds import AddOne, DropOne, DropSliceBound, SwapIndices, SwapOperands
-from mutators.families._beyond_calls import SiblingCall, SiblingKeyword, SwapArguments, UnwrapCall
-from mutators.families._beyond_names import WrongAttribute, WrongVariable
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._beyond_bounds import AddOne, DropOne, DropSliceBound, SwapIndices, SwapOperands
+from bugsmith.mutators.families._beyond_calls import SiblingCall, SiblingKeyword, SwapArguments, UnwrapCall
+from bugsmith.mutators.families._beyond_names import WrongAttribute, WrongVariable
+from bugsmith.mutators.mutant import Family
 
 _JUMPS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 _MAX_GUARD_STATEMENTS = 3

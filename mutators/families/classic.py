@@ -17,10 +17,10 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator
-from mutators.context import Context
-from mutators.families._classic_values import BreakContinue, NumberChange, ReturnBool, ReturnNone, TrueFalse
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._classic_values import BreakContinue, NumberChange, ReturnBool, ReturnNone, TrueFalse
+from bugsmith.mutators.mutant import Family
 
 # Operands whose `+`, `*` or `%` is concatenation, repetition or formatting, never arithmetic.
 _NON_NUMERIC = (

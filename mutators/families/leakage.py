@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._calls import (
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._calls import (
     callee,
     in_place_of,
     int_value,
@@ -29,7 +29,7 @@ from mutators.families._calls import (
     with_text,
     without_arg,
 )
-from mutators.mutant import Family
+from bugsmith.mutators.mutant import Family
 
 # Methods whose result depends on row order, and so on the sort and the group they run in.
 ORDER_METHODS = frozenset(

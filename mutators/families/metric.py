@@ -15,12 +15,12 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._curves import CURVE_MUTATORS, R_, Replace
-from mutators.families._flow import words
-from mutators.families._calls import callee, keyword, positional, with_arg, without_arg
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._curves import CURVE_MUTATORS, R_, Replace
+from bugsmith.mutators.families._flow import words
+from bugsmith.mutators.families._calls import callee, keyword, positional, with_arg, without_arg
+from bugsmith.mutators.mutant import Family
 
 _DIFF = m.Call(func=m.Name("diff") | m.Attribute(attr=m.Name("diff")), args=[m.Arg(value=m.Name() | m.Attribute(), keyword=None)])
 _WHERE = m.Call(func=m.Attribute(attr=m.Name("nonzero") | m.Name("flatnonzero") | m.Name("where") | m.Name("argwhere")))

@@ -16,9 +16,9 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._flow import (
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._flow import (
     binds,
     block_of,
     chains,
@@ -29,10 +29,10 @@ from mutators.families._flow import (
     reads,
     words,
 )
-from mutators.families._phases import PHASE_MUTATORS
-from mutators.families._queue_order import QUEUE_ORDER_MUTATORS
-from mutators.families._calls import boundary_flips, callee
-from mutators.mutant import Family
+from bugsmith.mutators.families._phases import PHASE_MUTATORS
+from bugsmith.mutators.families._queue_order import QUEUE_ORDER_MUTATORS
+from bugsmith.mutators.families._calls import boundary_flips, callee
+from bugsmith.mutators.mutant import Family
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 _INSERTS = frozenset({"append", "appendleft", "add", "insert", "extend", "put", "put_nowait",

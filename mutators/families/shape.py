@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._calls import (
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._calls import (
     ARRAY_MODULES,
     callee,
     in_place_of,
@@ -27,7 +27,7 @@ from mutators.families._calls import (
     with_text,
     without_arg,
 )
-from mutators.mutant import Family
+from bugsmith.mutators.mutant import Family
 
 
 def _is_newaxis(expr: cst.BaseExpression) -> bool:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Example, Mutator, Rewrite
-from mutators.context import Context
-from mutators.families._calls import boundary_flips, callee, int_value, keyword, positional, spelled_out, without_arg
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator, Rewrite
+from bugsmith.mutators.context import Context
+from bugsmith.mutators.families._calls import boundary_flips, callee, int_value, keyword, positional, spelled_out, without_arg
+from bugsmith.mutators.mutant import Family
 
 # Operands that bind tighter than `+`, so `e + 1` means (e) + 1 without parentheses.
 _TIGHT = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)

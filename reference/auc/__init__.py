@@ -1,5 +1,5 @@
 """AUC-ROC from scratch: the ROC curve (ties grouped, zero weights ignored) and its area."""
 
-from reference.auc.auc import roc_auc_score, roc_curve
+from .auc import roc_auc_score, roc_curve
 
 __all__ = ["roc_auc_score", "roc_curve"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.extra_trees.tree import GrowthRules, grow_tree
+from .tree import GrowthRules, grow_tree
 
 MaxFeatures = str | int | float | None
 

@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from reference.extra_trees import ExtraTreesClassifier, ExtraTreesRegressor, Tree
+from . import ExtraTreesClassifier, ExtraTreesRegressor, Tree
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 Dataset = tuple[np.ndarray, Any]

@@ -1,4 +1,4 @@
 """Leakage-free rolling time-series features (see problem.md for the contract)."""
-from reference.rolling_features.rolling_features import STATS, add_rolling_features
+from .rolling_features import STATS, add_rolling_features
 
 __all__ = ["STATS", "add_rolling_features"]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from reference.rolling_features import STATS
+from . import STATS
 
 VALUE = "x"
 TIME = "t"

@@ -1,5 +1,5 @@
 """LLM inference request scheduler: decode-first, FCFS admission under a per-step token budget."""
 
-from reference.scheduler.scheduler import Request, Scheduler, State, StepResult
+from .scheduler import Request, Scheduler, State, StepResult
 
 __all__ = ["Request", "Scheduler", "State", "StepResult"]

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from reference.scheduler import Request, Scheduler
+from . import Request, Scheduler
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 

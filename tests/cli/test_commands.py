@@ -40,7 +40,7 @@ def test_mean():
 
 def bugsmith(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args], cwd=cwd, capture_output=True, text=True,
+        [sys.executable, "-m", "bugsmith.harness.cli", *args], cwd=cwd, capture_output=True, text=True,
         timeout=600, check=False,
     )
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import builtin_root
-from harness.exercises import ExerciseOptions, build_exercises
-from harness.exercises.pack import PackPaths, export
+from bugsmith.harness.config import builtin_root
+from bugsmith.harness.exercises import ExerciseOptions, build_exercises
+from bugsmith.harness.exercises.pack import PackPaths, export
 
 @pytest.fixture(scope="session")
 def options() -> ExerciseOptions:

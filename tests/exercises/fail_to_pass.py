@@ -5,8 +5,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness.exercises import Exercise
-from harness.exercises.grading import run_tests
+from bugsmith.harness.exercises import Exercise
+from bugsmith.harness.exercises.grading import run_tests
 
 Run = tuple[Exercise, str, Path]  # the exercise, "bug" or "original", a folder with tests and that code
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from harness.cli import cli
-from harness.exercises.pack import load_exercises, save_exercises
-from harness.exercises.records import ExerciseError
+from bugsmith.harness.cli import cli
+from bugsmith.harness.exercises.pack import load_exercises, save_exercises
+from bugsmith.harness.exercises.records import ExerciseError
 
 
 def test_saved_exercises_export_as_two_trees(exercises, root, tmp_path):

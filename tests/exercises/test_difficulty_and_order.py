@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from harness.exercises.difficulty import changed_characters, difficulty, time_limit_minutes
-from harness.exercises.selection import eligible, ordered
-from mutators.mutant import Family, Mutant, Span, unified_diff
+from bugsmith.harness.exercises.difficulty import changed_characters, difficulty, time_limit_minutes
+from bugsmith.harness.exercises.selection import eligible, ordered
+from bugsmith.mutators.mutant import Family, Mutant, Span, unified_diff
 
 
 def mutant(ident: str, family: Family = Family.CLASSIC, *, function: str | None = "f",

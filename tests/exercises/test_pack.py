@@ -9,13 +9,13 @@ from concurrent.futures import ThreadPoolExecutor
 import jsonschema
 import pytest
 
-from harness.exercises import build_exercises
-from harness.exercises.archive import extract_pack
-from harness.exercises.grading import _fix_kind, grade
-from harness.exercises.instances import schema
-from harness.exercises.pack import export, instructor_folder, load_exercise
-from harness.exercises.records import is_hidden_test
-from harness.exercises.statement import reverse_patch
+from bugsmith.harness.exercises import build_exercises
+from bugsmith.harness.exercises.archive import extract_pack
+from bugsmith.harness.exercises.grading import _fix_kind, grade
+from bugsmith.harness.exercises.instances import schema
+from bugsmith.harness.exercises.pack import export, instructor_folder, load_exercise
+from bugsmith.harness.exercises.records import is_hidden_test
+from bugsmith.harness.exercises.statement import reverse_patch
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 

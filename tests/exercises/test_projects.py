@@ -15,26 +15,26 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from harness.cli import cli, main
-from harness.errors import ConfigError
-from harness.exercises import ExerciseOptions, build_exercises
-from harness.exercises.archive import extract_pack
-from harness.exercises.grading import grade
-from harness.exercises.instances import schema
-from harness.exercises.layout import candidate_tree
-from harness.exercises.pack import export
-from harness.exercises.problems import load_problems
-from harness.exercises.pytest_config import (
+from bugsmith.harness.cli import cli, main
+from bugsmith.errors import ConfigError
+from bugsmith.harness.exercises import ExerciseOptions, build_exercises
+from bugsmith.harness.exercises.archive import extract_pack
+from bugsmith.harness.exercises.grading import grade
+from bugsmith.harness.exercises.instances import schema
+from bugsmith.harness.exercises.layout import candidate_tree
+from bugsmith.harness.exercises.pack import export
+from bugsmith.harness.exercises.problems import load_problems
+from bugsmith.harness.exercises.pytest_config import (
     PytestConfig,
     exercise_config,
     find_config,
     with_addopts,
     with_pythonpath,
 )
-from harness.exercises.records import Difficulty, Exercise, ExerciseError
-from harness.exercises.scoring import score_tests
-from harness.exercises.selection import _ProblemBuilder
-from mutators import registry
+from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError
+from bugsmith.harness.exercises.scoring import score_tests
+from bugsmith.harness.exercises.selection import _ProblemBuilder
+from bugsmith.mutators import registry
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.exercises.userproject import CORE, make_project

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import BaselineError
-from harness.exercises.records import ExerciseError
-from harness.exercises.scoring import score_tests
+from bugsmith.errors import BaselineError
+from bugsmith.harness.exercises.records import ExerciseError
+from bugsmith.harness.exercises.scoring import score_tests
 
 WEAK_TESTS = '''
 from reference.auc import roc_auc_score

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import harness
-from harness.cli import main
-from harness.config import resolve
-from harness.distributed import INSTALL_HINT, DaskExecutor
+from bugsmith import harness
+from bugsmith.harness.cli import main
+from bugsmith.harness.config import resolve
+from bugsmith.harness.distributed import INSTALL_HINT, DaskExecutor
 
 from test_run import EXPECTED
 from toyproject import TOY_MUTATORS, by_source
@@ -106,12 +106,12 @@ def _capture(function, kwargs):
 
 
 def _harness_workers(root: Path) -> list[int]:
-    """Pids of live `python -m harness.worker` processes (and their forks) serving `root`."""
+    """Pids of live `python -m bugsmith.harness.worker` processes (and their forks) serving `root`."""
     pids = []
     for proc in Path("/proc").iterdir():
         try:
             serving = os.readlink(proc / "cwd") == str(root.resolve())
-            if serving and b"harness.worker" in (proc / "cmdline").read_bytes():
+            if serving and b"bugsmith.harness.worker" in (proc / "cmdline").read_bytes():
                 pids.append(int(proc.name))
         except (OSError, ValueError):  # gone meanwhile, or not a process
             continue
@@ -170,7 +170,7 @@ def test_workers_killed_mid_run_lose_nothing(project: Path, cluster) -> None:
 def test_without_dask_the_executor_says_how_to_install(project: Path, monkeypatch, capsys) -> None:
     """Without Dask, `bugsmith run --executor dask` exits 2 at once, saying how to install it."""
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
-    monkeypatch.delitem(sys.modules, "harness.distributed")  # re-imported without Dask
+    monkeypatch.delitem(sys.modules, "bugsmith.harness.distributed")  # re-imported without Dask
     monkeypatch.delattr(harness, "distributed")
     monkeypatch.chdir(project)
     monkeypatch.setattr(sys, "argv", ["bugsmith", "run", "--executor", "dask",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from harness.import_time import import_calls
+from bugsmith.harness.import_time import import_calls
 
 SOURCE = textwrap.dedent('''\
     RULES = []

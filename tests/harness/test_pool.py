@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.baseline import TASK, chunk_jobs, run_baseline
-from harness.errors import BaselineError
-from harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
-from harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.baseline import TASK, chunk_jobs, run_baseline
+from bugsmith.errors import BaselineError
+from bugsmith.harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 from toyproject import CALC
 

@@ -1,4 +1,4 @@
-"""harness.run on a tiny project: every kind of verdict, safety, caching and resume."""
+"""bugsmith.harness.run on a tiny project: every kind of verdict, safety, caching and resume."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import harness
-from harness.config import resolve
-from harness.errors import BaselineError
+from bugsmith import harness
+from bugsmith.harness.config import resolve
+from bugsmith.errors import BaselineError
 
 from toyproject import TOY_MUTATORS, by_source, tree_digest
 
@@ -236,8 +236,8 @@ def test_sigkill_half_way_then_resume_matches_an_uninterrupted_run(project: Path
     before = tree_digest(project)
     script = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from pathlib import Path\nimport harness\nfrom harness.config import resolve\n"
-        "from harness.terminal import summary\nfrom toyproject import TOY_MUTATORS\n"
+        "from pathlib import Path\nfrom bugsmith import harness\nfrom bugsmith.harness.config import resolve\n"
+        "from bugsmith.harness.terminal import summary\nfrom toyproject import TOY_MUTATORS\n"
         "print(summary(harness.run(resolve(Path('.'), jobs=1), mutators=TOY_MUTATORS)))\n"
     )
     command = [sys.executable, "-c", script]

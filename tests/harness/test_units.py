@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from harness.activation import FUTURE_FLAGS, find_code
-from harness.units import mutated_unit, statement_ranges
-from mutators.engine import mutants_of_source
-from mutators.registry import select
+from bugsmith.harness.activation import FUTURE_FLAGS, find_code
+from bugsmith.harness.units import mutated_unit, statement_ranges
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.registry import select
 
 SOURCE = textwrap.dedent('''\
     from __future__ import annotations

@@ -11,8 +11,8 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from mutators.base import Example, Mutator
-from mutators.mutant import Family
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.mutant import Family
 
 CALC = '''\
 import os

@@ -6,12 +6,12 @@ import textwrap
 
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import beyond
-from mutators.families._beyond_bounds import AddOne, DropSliceBound, SwapOperands
-from mutators.families._beyond_calls import SiblingCall, SwapArguments, UnwrapCall
-from mutators.families._beyond_names import WrongAttribute, WrongVariable
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import beyond
+from bugsmith.mutators.families._beyond_bounds import AddOne, DropSliceBound, SwapOperands
+from bugsmith.mutators.families._beyond_calls import SiblingCall, SwapArguments, UnwrapCall
+from bugsmith.mutators.families._beyond_names import WrongAttribute, WrongVariable
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [
     pytest.param(cls, index, id=f"{cls.name}-{index}")

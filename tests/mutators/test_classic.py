@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import classic
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import classic
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [
     pytest.param(cls, index, id=f"{cls.name}-{index}")

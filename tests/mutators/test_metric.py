@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import metric
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import metric
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 OPERATORS = {cls.name: cls for cls in metric.MUTATORS}
 CASES = [

@@ -8,11 +8,11 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from harness.errors import ConfigError
-from mutators import registry
-from mutators.base import Example, Mutator
-from mutators.mutant import Family
-from mutators.testing import check_example
+from bugsmith.errors import ConfigError
+from bugsmith.mutators import registry
+from bugsmith.mutators.base import Example, Mutator
+from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.testing import check_example
 
 ALL = registry.all_mutators()
 
@@ -73,7 +73,7 @@ class ParenthesizeReturn(Mutator):
 
 def test_trivially_equivalent_and_duplicate_mutants_are_dropped_and_counted() -> None:
     """A rewrite that compiles to the original's bytecode is dropped as trivially equivalent."""
-    from mutators.engine import mutants_of_source
+    from bugsmith.mutators.engine import mutants_of_source
 
     found = mutants_of_source("def f(x):\n    return x\n", file="f.py", module="f",
                               mutators=[ParenthesizeReturn()])
@@ -96,7 +96,7 @@ class TwoWaysToZero(Mutator):
 
 def test_mutants_with_the_same_code_are_one_mutant() -> None:
     """Two proposals that compile to the same code are one mutant, and the other is counted."""
-    from mutators.engine import mutants_of_source
+    from bugsmith.mutators.engine import mutants_of_source
 
     found = mutants_of_source("def f():\n    return 5\n", file="f.py", module="f", mutators=[TwoWaysToZero()])
     assert len(found.mutants) == 1 and found.dropped_duplicates == 1

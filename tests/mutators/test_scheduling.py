@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import scheduling
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import scheduling
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 OPERATORS = {cls.name: cls for cls in scheduling.MUTATORS}
 CASES = [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import leakage, shape, window
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import leakage, shape, window
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [
     pytest.param(cls, index, id=f"{cls.name}-{index}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from mutators.engine import mutants_of_source
-from mutators.families import window
-from mutators.families.window import is_bound, nudged
-from mutators.testing import check_example, mutated_sources
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.families import window
+from bugsmith.mutators.families.window import is_bound, nudged
+from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [
     pytest.param(cls, index, id=f"{cls.name}-{index}")

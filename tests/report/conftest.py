@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness.outcome import RunResult, Status
+from bugsmith.harness.outcome import RunResult, Status
 
 from .chromium import find_chromium
 from .runs import SNIPPET, make_run

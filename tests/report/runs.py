@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 import libcst as cst
 import libcst.matchers as m
 
-from harness.outcome import Failure, Outcome, RunResult, Status, TestInfo
-from mutators.base import Mutator
-from mutators.engine import mutants_of_source
-from mutators.mutant import Family, Mutant
+from bugsmith.harness.outcome import Failure, Outcome, RunResult, Status, TestInfo
+from bugsmith.mutators.base import Mutator
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.mutant import Family, Mutant
 
 _FLIP = {
     cst.LessThan: cst.LessThanEqual,

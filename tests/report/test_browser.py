@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import render_html
+from bugsmith.harness.report import render_html
 
 from .chromium import Chromium
 from .conftest import ALL_STATUSES, HOSTILE_TEST

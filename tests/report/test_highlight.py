@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from harness.report.highlight import highlight, source_lines
+from bugsmith.harness.report.highlight import highlight, source_lines
 
 
 def _text(fragment: str) -> str:

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 
 from markupsafe import escape
 
-from harness.outcome import RunResult, Status
-from harness.report import render_html
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report import render_html
 
 from .conftest import HOSTILE
 from .runs import SNIPPET, make_run

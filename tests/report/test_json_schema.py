@@ -9,10 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.outcome import RunResult, Status
-from harness.report import stryker_json
-from harness.report.stryker import STATUS, schema
-from harness.report.view import PENDING
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report import stryker_json
+from bugsmith.harness.report.stryker import STATUS, schema
+from bugsmith.harness.report.view import PENDING
 
 from .runs import SNIPPET, make_run
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import xml.etree.ElementTree as ET
 
-from harness.outcome import RunResult, Status
-from harness.report import junit_xml
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report import junit_xml
 
 
 def test_one_case_per_mutant_with_file_and_operator(run: RunResult) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness.outcome import RunResult, Status
-from harness.report import markdown_summary
-from harness.report.markdown import code, prose, text
-from mutators.mutant import Family
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report import markdown_summary
+from bugsmith.harness.report.markdown import code, prose, text
+from bugsmith.mutators.mutant import Family
 
 from .runs import SNIPPET, make_run
 

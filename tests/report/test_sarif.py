@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from harness.outcome import RunResult, Status
-from harness.report import sarif
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report import sarif
 
 
 def test_one_warning_per_survivor_at_its_location(run: RunResult) -> None:

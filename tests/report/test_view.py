@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness.outcome import RunResult, Status, mutation_score
-from harness.report.view import PENDING, build_view, display_span
-from mutators.mutant import Family, Span
+from bugsmith.harness.outcome import RunResult, Status, mutation_score
+from bugsmith.harness.report.view import PENDING, build_view, display_span
+from bugsmith.mutators.mutant import Family, Span
 
 from .runs import SNIPPET, make_run
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import BugsmithError
-from harness.outcome import RunResult
-from harness.report import ReportError, write_reports
+from bugsmith.errors import BugsmithError
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.report import ReportError, write_reports
 
 
 def test_writes_each_requested_format(run: RunResult, tmp_path: Path) -> None:

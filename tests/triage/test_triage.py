@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import harness
-from harness.cli import cli
-from harness.config import resolve
-from harness.errors import BugsmithError, UnknownMutantError
-from harness.triage import Classification, TriageOptions, load_findings, triage
+from bugsmith import harness
+from bugsmith.harness.cli import cli
+from bugsmith.harness.config import resolve
+from bugsmith.errors import BugsmithError, UnknownMutantError
+from bugsmith.harness.triage import Classification, TriageOptions, load_findings, triage
 
 from triage_toy import EQUIVALENT, TOY_MUTATORS, UNASSERTED, UNDERTESTED, make_project
 
@@ -127,7 +127,7 @@ def test_the_command_triages_one_survivor_and_prints_it(triaged):
     """`bugsmith triage ID` re-triages only that survivor and prints its class, witness and totals."""
     root, by_site, _ = triaged
     mutant_id = by_site[UNASSERTED].id
-    done = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "triage", mutant_id],
+    done = subprocess.run([sys.executable, "-c", "from bugsmith.harness.cli import main; main()", "triage", mutant_id],
                           cwd=root, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert f"{mutant_id}  unasserted" in done.stdout
@@ -136,7 +136,7 @@ def test_the_command_triages_one_survivor_and_prints_it(triaged):
 
 def test_the_command_reports_an_unknown_id_in_one_line(triaged):
     """A user error is one line on stderr and exit status 2, not a traceback."""
-    done = subprocess.run([sys.executable, "-c", "from harness.cli import main; main()", "triage", "nosuchid"],
+    done = subprocess.run([sys.executable, "-c", "from bugsmith.harness.cli import main; main()", "triage", "nosuchid"],
                           cwd=triaged[0], capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert done.stderr.strip() == "bugsmith: error: no mutant with id 'nosuchid' in the last run"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import harness
-from harness.config import builtin_root, resolve
-from harness.outcome import Status
-from harness.triage import Classification, TriageOptions, triage
+from bugsmith import harness
+from bugsmith.harness.config import builtin_root, resolve
+from bugsmith.harness.outcome import Status
+from bugsmith.harness.triage import Classification, TriageOptions, triage
 
 PYPROJECT = """\
 [tool.bugsmith]

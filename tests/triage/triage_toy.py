@@ -8,8 +8,8 @@ from pathlib import Path
 import libcst as cst
 import libcst.matchers as m
 
-from mutators.base import Mutator
-from mutators.mutant import Family
+from bugsmith.mutators.base import Mutator
+from bugsmith.mutators.mutant import Family
 from tests.harness.toyproject import SwapLessThan
 
 SHAPES = '''\
