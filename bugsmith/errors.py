@@ -1,7 +1,13 @@
 """The one exception family that crosses bugsmith's module boundaries.
 
-The CLI turns any `BugsmithError` into a one-line message and a non-zero exit status; anything
-else escaping the library is a bug in bugsmith.
+A neutral module (it imports nothing of ours), so that `bugsmith.mutators`, `bugsmith.harness`
+and the helper interpreters can all raise and catch the same errors without importing each
+other. The CLI turns any `BugsmithError` into a one-line message and its `exit_code`; anything
+else escaping the library is a bug in bugsmith (exit 4).
+
+Exit statuses (README, "Exit statuses"): 0 ok; 1 the score is under `--fail-under` (or a
+graded submission fails); 2 usage or configuration error; 3 the unmutated code fails its own
+tests; 4 bugsmith itself failed; 130 interrupted.
 """
 
 
@@ -22,9 +28,13 @@ class SourceError(BugsmithError):
 class BaselineError(BugsmithError):
     """The unmutated code fails its own tests, so no verdict would mean anything."""
 
+    exit_code = 3
+
 
 class HarnessError(BugsmithError):
     """The machinery itself failed (a worker's control run, a lost worker, a broken store)."""
+
+    exit_code = 4
 
 
 class UnknownMutantError(BugsmithError):

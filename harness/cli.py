@@ -1,23 +1,29 @@
 """The `bugsmith` command: parse arguments, call the library, render, exit.
 
-Errors the user can fix are one line on stderr and exit status 2; a run below `--fail-under`
-exits 1. No traceback reaches the user for a `BugsmithError`.
+Exit statuses (bugsmith.errors): 0 ok; 1 the score is under `--fail-under` or a graded
+submission fails; 2 usage or configuration error; 3 red baseline; 4 internal error; 130
+interrupted. No traceback reaches the user: an internal error is one line, and the traceback
+goes to a file the line names.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 import click
 
-from bugsmith.harness import config, terminal
 from bugsmith.errors import BugsmithError, UnknownMutantError
-from bugsmith.harness.outcome import RunResult
+from bugsmith.harness import config, terminal
+from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.store import Store
 
 FAMILIES = click.Choice(["shape", "window", "leakage", "scheduling", "metric", "classic", "beyond"])
+INTERNAL_ERROR = 4
+INTERRUPTED = 130
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,17 +32,32 @@ def cli() -> None:
     """Inject realistic bugs, prove your tests catch them, and turn them into exercises."""
 
 
-def _progress(enabled: bool):
-    if not enabled:
-        return None
+def _progress(interactive: bool):
+    """A redrawn bar on a terminal; append-only lines every few seconds in a log or CI."""
+    if not interactive:
+        lines = terminal.ProgressLines()
+
+        def log(event) -> None:
+            line = lines.line(event.stage, event.done, event.total, event.counts, event.eta)
+            if line is not None:
+                click.echo(line, err=True)
+
+        return log
 
     def show(event) -> None:
+        if event.stage == "baseline":
+            click.echo("collecting the tests and running them once under coverage ...", err=True)
+            return
         line = terminal.progress_line(event.done, event.total, event.counts, event.eta)
         click.echo("\r" + line + "\x1b[K", nl=False, err=True)  # clear what a longer line left
         if event.done >= event.total:
             click.echo("", err=True)
 
     return show
+
+
+_BUILTIN = click.option("--builtin", is_flag=True,
+                        help="The built-in reference corpus instead of the current project.")
 
 
 @cli.command()
@@ -52,29 +73,33 @@ def _progress(enabled: bool):
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where to write the reports (default: reports/ under the project).")
+              help="Where to write the reports (default: [tool.bugsmith] reports, else .bugsmith/reports/).")
 @click.option("--no-report", is_flag=True, help="Do not write reports.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on standard output.")
+@_BUILTIN
 def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
-        executor, scheduler, report_dir, no_report) -> None:
+        executor, scheduler, report_dir, no_report, as_json, builtin) -> None:
     """Run the test suite against every mutant and score it."""
     from bugsmith import harness
-    cwd = Path.cwd().resolve()
-    unconfigured = None if paths or config.find_project(cwd) else config.unconfigured_project(cwd)
-    if unconfigured is not None:
-        click.echo(f"bugsmith: {unconfigured} has no [tool.bugsmith] table, so this runs the built-in"
-                   " reference corpus; add the table (paths, tests) to test your project", err=True)
+
     options = config.resolve(
-        Path.cwd(), tuple(paths), tests=tuple(tests), families=tuple(families),
+        Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), families=tuple(families),
         operators=tuple(operators), jobs=jobs, timeout_factor=timeout_factor, since=since,
         isolation=isolation,
     )
     factory = _executor(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
-    click.echo(terminal.summary(result))
+    reports: list[Path] = []
     if not no_report:
-        for path in _write_reports(result, report_dir or options.root / "reports"):
+        reports = _write_reports(result, report_dir or options.root / options.reports)
+    below = fail_under is not None and (result.score or 0.0) < fail_under
+    if as_json:
+        click.echo(json.dumps(terminal.summary_record(result, reports, fail_under), indent=2))
+    else:
+        click.echo(terminal.summary(result))
+        for path in reports:
             click.echo(f"report: {path}")
-    if fail_under is not None and (result.score or 0.0) < fail_under:
+    if below:
         click.echo(f"bugsmith: mutation score {result.score or 0:.1f}% is under {fail_under}%", err=True)
         sys.exit(1)
 
@@ -87,34 +112,85 @@ def _executor(name: str, scheduler: str | None):
     return dask_executor(scheduler)
 
 
-def _write_reports(result: RunResult, folder: Path, **paths: Path | None) -> list[Path]:
-    from bugsmith.harness.report import write_reports
-
+def _triage_findings(result: RunResult):
     from bugsmith.harness.triage import report_findings
 
-    if not any(paths.values()):
-        paths = {"html": folder / "bugsmith.html", "json": folder / "mutation-report.json"}
-    survivors = {o.mutant_id for o in result.outcomes if o.status.value == "survived"}
-    return write_reports(result, **paths, triage=report_findings(Path(result.root), survivors) or None)
+    survivors = {o.mutant_id for o in result.outcomes if o.status is Status.SURVIVED}
+    return report_findings(Path(result.root), survivors) or None
+
+
+def _write_reports(result: RunResult, folder: Path) -> list[Path]:
+    from bugsmith.harness.report import default_targets, write_reports
+
+    return write_reports(result, triage=_triage_findings(result), **default_targets(folder))
+
+
+def _report_options(function):
+    """`--html PATH`, `--json PATH`, ...: one option per format in the report table."""
+    from bugsmith.harness.report import FORMATS
+
+    for fmt in reversed(FORMATS):
+        function = click.option(f"--{fmt.name}", f"{fmt.name}_path", metavar="PATH",
+                                help=f"{fmt.description.capitalize()} (- for standard output).")(function)
+    return function
 
 
 @cli.command()
-@click.option("--html", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--sarif", type=click.Path(dir_okay=False, path_type=Path))
-def report(html, json_path, markdown, junit, sarif) -> None:
-    """Write reports of the last run (default: HTML and JSON under reports/)."""
-    root = _project_root()
-    store = Store.open_read_only(root / config.STORE_DIR / "bugsmith.sqlite")
+@_report_options
+@_BUILTIN
+def report(builtin, **paths) -> None:
+    """Write reports of the last run in this project (default: HTML and JSON in its reports folder)."""
+    from bugsmith.harness.report import default_targets, render, write_reports
+
+    root = config.project_root(Path.cwd(), builtin)
+    result = _last_run(root)
+    targets = {name.removesuffix("_path"): path for name, path in paths.items() if path}
+    to_stdout = [name for name, path in targets.items() if path == "-"]
+    if len(to_stdout) > 1:
+        raise click.UsageError("only one report can go to standard output (-)")
+    triage = _triage_findings(result)
+    if not targets:
+        targets = dict(default_targets(root / _reports_folder(root)))
+    files = {name: Path(path) for name, path in targets.items() if path != "-"}
+    for path in write_reports(result, triage=triage, **files):
+        click.echo(f"report: {path}", err=bool(to_stdout))
+    for name in to_stdout:
+        click.echo(render(result, name, triage=triage), nl=False)
+
+
+def _reports_folder(root: Path) -> str:
+    table = config.read_table(root / "pyproject.toml") if (root / "pyproject.toml").is_file() else None
+    return config.from_table(root, table or {}).reports
+
+
+def _last_run(root: Path) -> RunResult:
+    path = root / config.STORE_DIR / "bugsmith.sqlite"
+    if not path.is_file():
+        raise BugsmithError(f"no bugsmith run in {root} yet: run `bugsmith run` first")
+    store = Store.open_read_only(path)
     try:
-        result = store.last_run()
+        return store.last_run()
     finally:
         store.close()
-    for path in _write_reports(result, root / "reports", html=html, json=json_path,
-                               markdown=markdown, junit=junit, sarif=sarif):
-        click.echo(f"report: {path}")
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Show the table without writing it.")
+def init(dry_run) -> None:
+    """Write a [tool.bugsmith] table for the project in this folder, guessed from its layout."""
+    from bugsmith.harness.project_setup import guess_table, table_text, write_table
+
+    root = Path.cwd().resolve()
+    table = guess_table(root)
+    if table is None:
+        raise BugsmithError(f"found no package or module to mutate in {root}: write [tool.bugsmith]"
+                            " paths and tests in pyproject.toml by hand")
+    if dry_run:
+        click.echo(table_text(table), nl=False)
+        return
+    pyproject = write_table(root, table)
+    click.echo(f"wrote to {pyproject}:\n{table_text(table)}", nl=False)
+    click.echo("next: `bugsmith run` (bugsmith must be installed where the project's tests run)", err=True)
 
 
 @cli.command()
@@ -122,19 +198,15 @@ def report(html, json_path, markdown, junit, sarif) -> None:
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
               help="Search time per survivor.")
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
-def triage(mutant_ids, seconds, jobs) -> None:
+@_BUILTIN
+def triage(mutant_ids, seconds, jobs, builtin) -> None:
     """Classify the last run's survivors and suggest the missing tests (all by default)."""
     from bugsmith.harness.triage import TriageOptions, triage as run_triage, triage_text
 
-    options = config.resolve(Path.cwd(), jobs=jobs)
+    options = config.resolve(Path.cwd(), builtin=builtin, jobs=jobs)
     result = run_triage(options, tuple(mutant_ids), settings=TriageOptions(search_seconds=seconds),
                         progress=_progress(sys.stderr.isatty()))
     click.echo(triage_text(result))
-
-
-def _project_root() -> Path:
-    found = config.find_project(Path.cwd().resolve())
-    return found[0] if found else config.builtin_root()
 
 
 @cli.command()
@@ -155,13 +227,14 @@ def _first_sentence(doc: str | None) -> str:
 @click.argument("paths", nargs=-1)
 @click.option("--family", "families", multiple=True, type=FAMILIES)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per mutant.")
-def mutants(paths, families, as_json) -> None:
+@_BUILTIN
+def mutants(paths, families, as_json, builtin) -> None:
     """List the mutants of files or folders without running anything."""
     from bugsmith.harness.discovery import source_files
     from bugsmith.mutators import registry
     from bugsmith.mutators.engine import enumerate_mutants
 
-    options = config.resolve(Path.cwd(), tuple(paths), families=tuple(families))
+    options = config.resolve(Path.cwd(), tuple(paths), builtin=builtin, families=tuple(families))
     found = enumerate_mutants(
         source_files(options), root=options.root,
         mutators=registry.select(options.families, options.operators),
@@ -181,9 +254,10 @@ def mutants(paths, families, as_json) -> None:
 
 @cli.command()
 @click.argument("mutant_id")
-def show(mutant_id: str) -> None:
+@_BUILTIN
+def show(mutant_id: str, builtin: bool) -> None:
     """Show a mutant: what bug it is, its diff, and its verdict in the last run."""
-    root = _project_root()
+    root = config.project_root(Path.cwd(), builtin)
     path = root / config.STORE_DIR / "bugsmith.sqlite"
     mutant, outcome = None, None
     if path.is_file():
@@ -196,7 +270,7 @@ def show(mutant_id: str) -> None:
         finally:
             store.close()
     if mutant is None:
-        mutant = _enumerate_one(mutant_id)
+        mutant = _enumerate_one(mutant_id, builtin)
     click.echo(terminal.mutant_details(mutant, outcome))
     from bugsmith.harness.triage import describe, load_findings
 
@@ -205,12 +279,12 @@ def show(mutant_id: str) -> None:
         click.echo("\n" + describe(finding))
 
 
-def _enumerate_one(mutant_id: str):
+def _enumerate_one(mutant_id: str, builtin: bool):
     from bugsmith.harness.discovery import source_files
     from bugsmith.mutators import registry
     from bugsmith.mutators.engine import enumerate_mutants
 
-    options = config.resolve(Path.cwd())
+    options = config.resolve(Path.cwd(), builtin=builtin)
     found = enumerate_mutants(source_files(options), root=options.root, mutators=registry.select())
     for mutant in found.mutants:
         if mutant.id == mutant_id:
@@ -251,10 +325,12 @@ def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
                                     progress=_exercise_progress(sys.stderr.isatty()))
 
 
-def _exercise_progress(enabled: bool):
-    if not enabled:
-        return None
-    return lambda problem, found, wanted: click.echo(f"\r{problem}: {found}/{wanted} exercises", nl=False,
+def _exercise_progress(interactive: bool):
+    """A line redrawn on a terminal; a line per change of problem or count in a log."""
+    if interactive:
+        return lambda problem, found, wanted: click.echo(f"\r{problem}: {found}/{wanted} exercises",
+                                                          nl=False, err=True)
+    return lambda problem, found, wanted: click.echo(f"bugsmith: {problem}: {found}/{wanted} exercises",
                                                       err=True)
 
 
@@ -352,7 +428,7 @@ def main() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("bugsmith: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
@@ -361,7 +437,17 @@ def main() -> None:
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         click.echo("bugsmith: interrupted; the next `bugsmith run` resumes", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
+    except Exception as error:  # a bug in bugsmith: one line here, the traceback in a file
+        click.echo(f"bugsmith: internal error: {type(error).__name__}: {error} "
+                   f"(traceback in {_save_traceback()}; please report it)", err=True)
+        sys.exit(INTERNAL_ERROR)
+
+
+def _save_traceback() -> str:
+    with tempfile.NamedTemporaryFile("w", prefix="bugsmith-crash-", suffix=".txt", delete=False) as file:
+        traceback.print_exc(file=file)
+    return file.name
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ DEFAULT_EXCLUDE = (
 )
 _KEYS = {
     "paths", "tests", "pytest-args", "families", "operators", "exclude",
-    "timeout-factor", "jobs", "isolation", "memory-limit-mb",
+    "timeout-factor", "jobs", "isolation", "memory-limit-mb", "equivalents", "reports",
     "exercises",  # problems for `bugsmith exercises`: read by harness.exercises.projects
 }
 
@@ -46,6 +46,8 @@ class RunOptions:
     memory_limit_mb: int = 4096  # address space a mutant may add beyond its worker's
     since: str | None = None
     mutant_ids: tuple[str, ...] = ()
+    equivalents: str = "equivalent-mutants.toml"  # the reviewed list, relative to root
+    reports: str = f"{STORE_DIR}/reports"  # where `run` writes its reports by default
 
     @property
     def store_path(self) -> Path:
@@ -74,11 +76,21 @@ class RunOptions:
         }
 
 
-def builtin_root() -> Path:
-    """The folder that holds the installed `reference` package."""
-    import reference
+def make_state_folder(folder: Path) -> Path:
+    """Create bugsmith's state folder (`.bugsmith/`) with a `.gitignore` that keeps all of it
+    out of version control, as pytest does for `.pytest_cache/`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Created by bugsmith: its store, reports and tool caches.\n*\n", encoding="utf-8")
+    return folder
 
-    return Path(reference.__file__).resolve().parent.parent
+
+def builtin_root() -> Path:
+    """The project folder of the built-in corpus (the checkout, or a copy in the user cache)."""
+    from bugsmith.harness.corpus import corpus_root
+
+    return corpus_root()
 
 
 def find_project(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -125,6 +137,13 @@ def _strings(table: dict[str, Any], key: str, default: tuple[str, ...] = ()) -> 
     return tuple(value)
 
 
+def _path(table: dict[str, Any], key: str, default: str) -> str:
+    value = table.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"[tool.bugsmith] {key} must be a path (a string)")
+    return value
+
+
 def from_table(root: Path, table: dict[str, Any]) -> RunOptions:
     paths = _strings(table, "paths") or (".",)
     tests = _strings(table, "tests") or (("tests",) if (root / "tests").is_dir() else (".",))
@@ -141,28 +160,24 @@ def from_table(root: Path, table: dict[str, Any]) -> RunOptions:
             timeout_factor=float(table.get("timeout-factor", 3.0)),
             isolation=str(table.get("isolation", "fork")),
             memory_limit_mb=int(table.get("memory-limit-mb", 4096)),
+            equivalents=_path(table, "equivalents", "equivalent-mutants.toml"),
+            reports=_path(table, "reports", f"{STORE_DIR}/reports"),
         )
     except (TypeError, ValueError) as error:
         raise ConfigError(f"[tool.bugsmith]: {error}") from None
 
 
-def resolve(cwd: Path, paths: tuple[str, ...] = (), **overrides: Any) -> RunOptions:
-    """Options for a run started in `cwd`: its project's table, else the built-in corpus.
+def resolve(cwd: Path, paths: tuple[str, ...] = (), *, builtin: bool = False,
+            **overrides: Any) -> RunOptions:
+    """Options for a run started in `cwd`: its project's table; with `paths` and no table, an
+    ad-hoc project at `cwd`; with `builtin`, the built-in corpus. Anything else is an error
+    that says how to configure the project, never a silent run of something else.
 
     Paths given on the command line (relative to `cwd`) replace the table's `paths`.
     """
     cwd = cwd.resolve()
-    found = find_project(cwd)
-    if found is not None:
-        root, table = found
-        options = from_table(root, table)
-    elif paths:
-        root = cwd
-        options = from_table(root, {})
-    else:
-        root = builtin_root()
-        options = from_table(root, {"paths": ["reference"], "tests": ["reference"],
-                                    "exclude": ["**/strategies.py"]})
+    root, table = _project(cwd, paths, builtin)
+    options = from_table(root, table)
     if paths:
         options = replace(options, paths=tuple(_relative(root, cwd / p) for p in paths))
     tests = overrides.pop("tests", ())
@@ -170,6 +185,47 @@ def resolve(cwd: Path, paths: tuple[str, ...] = (), **overrides: Any) -> RunOpti
         options = replace(options, tests=tuple(_relative(root, cwd / t) for t in tests))
     changes = {key: value for key, value in overrides.items() if value not in (None, ())}
     return validate(replace(options, **changes))
+
+
+def _project(cwd: Path, paths: tuple[str, ...], builtin: bool) -> tuple[Path, dict[str, Any]]:
+    if builtin:
+        root = builtin_root()
+        return root, read_table(root / "pyproject.toml") or {}
+    found = find_project(cwd)
+    if found is not None:
+        return found
+    if paths:
+        return cwd, {}
+    raise ConfigError(unconfigured_message(cwd))
+
+
+def project_root(cwd: Path, builtin: bool = False) -> Path:
+    """The project whose store `report`, `show` and `triage` read: the one `run` used in
+    `cwd` (its configured project, else an ad-hoc run's store right here)."""
+    if builtin:
+        return builtin_root()
+    cwd = cwd.resolve()
+    found = find_project(cwd)
+    if found is not None:
+        return found[0]
+    if (cwd / STORE_DIR / "bugsmith.sqlite").is_file():
+        return cwd
+    raise ConfigError(f"no bugsmith run here: {cwd} has no {STORE_DIR}/ store and no [tool.bugsmith]"
+                      " table (run `bugsmith run` first, or pass --builtin for the built-in corpus)")
+
+
+def unconfigured_message(cwd: Path) -> str:
+    """What `bugsmith run` would need in `cwd`, and the commands that give it."""
+    from bugsmith.harness.project_setup import guess_table
+
+    pyproject = unconfigured_project(cwd)
+    where = f"{pyproject} has no [tool.bugsmith] table" if pyproject else (
+        f"no pyproject.toml with a [tool.bugsmith] table at or above {cwd}")
+    guess = guess_table(pyproject.parent if pyproject else cwd)
+    would = (f"`bugsmith init` writes one (paths = {guess['paths']}, tests = {guess['tests']})"
+             if guess else "`bugsmith init` writes one once the folder holds a package or module")
+    return (f"{where}: {would}; `bugsmith run PATH ...` tests the given paths;"
+            " `bugsmith run --builtin` runs the built-in corpus")
 
 
 def _relative(root: Path, path: Path) -> str:

@@ -1,4 +1,5 @@
-"""The reviewed list of equivalent mutants: `equivalent-mutants.toml` at the project root.
+"""The reviewed list of equivalent mutants: `equivalent-mutants.toml` at the project root
+(or where `[tool.bugsmith] equivalents` says).
 
     [[mutant]]
     id = "ab12cd34"
@@ -14,11 +15,7 @@ from pathlib import Path
 
 from bugsmith.errors import ConfigError
 
-FILE_NAME = "equivalent-mutants.toml"
-
-
-def load(root: Path) -> dict[str, str]:
-    path = root / FILE_NAME
+def load(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}
     try:

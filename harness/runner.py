@@ -188,6 +188,8 @@ def run(
     executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
                           options)
     try:
+        if progress:  # the baseline can take a while: say that the run has started
+            progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
         the_plan = plan(options, store, mutators, executors)
         return _execute(the_plan, store, started, started_at, progress, executors)
     finally:
@@ -202,7 +204,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     test_hashes = the_plan.test_hashes
     scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
     ranges = {file: statement_ranges(text) for file, text in the_plan.sources.items()}
-    reviewed = equivalents.load(options.root)
+    reviewed = equivalents.load(options.root / options.equivalents)
     keys: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
@@ -237,6 +239,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         store.put_outcome(key, outcome)
     counts = _counts(store, keys)
     total = len(the_plan.mutants)
+    if progress:
+        progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
+                          elapsed=time.monotonic() - started))
 
     order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
 

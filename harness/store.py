@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import BugsmithError
+from bugsmith.harness.config import STORE_DIR, make_state_folder
 from bugsmith.harness.outcome import Outcome, RunResult, TestInfo
 from bugsmith.mutators.mutant import Mutant
 
@@ -36,7 +37,10 @@ class Store:
 
     @classmethod
     def open(cls, path: Path) -> Store:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent.name == STORE_DIR:
+            make_state_folder(path.parent)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(path, isolation_level=None, timeout=30)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")

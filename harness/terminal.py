@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
 
@@ -16,6 +18,42 @@ def progress_line(done: int, total: int, counts: dict[str, int], eta: float | No
     parts = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts.get(s.value))
     eta_text = f" ETA {eta:.0f}s" if eta is not None else ""
     return f"[{bar}] {done}/{total} {parts}{eta_text}"
+
+
+def score_so_far(counts: dict[str, int]) -> float | None:
+    """The mutation score of the verdicts in so far (same rule as `mutation_score`)."""
+    detected = counts.get(Status.KILLED.value, 0) + counts.get(Status.TIMEOUT.value, 0)
+    counted = sum(n for status, n in counts.items()
+                  if status not in (Status.EQUIVALENT.value, Status.ERROR.value))
+    return 100.0 * detected / counted if counted else None
+
+
+class ProgressLines:
+    """Append-only progress for a log (CI, a pipe): a line when a stage starts, then at most
+    one every `every` seconds, and one at the end, so a long run is never silent and a log
+    is never flooded."""
+
+    def __init__(self, every: float = 5.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self.clock = clock
+        self._last: float | None = None
+        self._stage = ""
+
+    def line(self, stage: str, done: int, total: int, counts: dict[str, int],
+             eta: float | None) -> str | None:
+        now = self.clock()
+        new_stage = stage != self._stage
+        finished = total > 0 and done >= total
+        if not new_stage and not finished and self._last is not None and now - self._last < self.every:
+            return None
+        self._stage, self._last = stage, now
+        if stage == "baseline":
+            return "bugsmith: collecting the tests and running them once under coverage"
+        score = score_so_far(counts)
+        percent = f" ({100 * done / total:.0f}%)" if total else ""
+        return (f"bugsmith: {stage} {done}/{total}{percent}"
+                + (f", score so far {score:.1f}%" if score is not None else "")
+                + (f", ETA {eta:.0f} s" if eta is not None else ""))
 
 
 def _score_text(outcomes: Iterable[Outcome]) -> str:
@@ -102,3 +140,26 @@ def mutant_details(mutant, outcome: Outcome | None) -> str:
         lines.append(f"status: {status}")
     lines += ["", mutant.diff.rstrip("\n")]
     return "\n".join(lines)
+
+
+def summary_record(result: RunResult, reports: Iterable[Path], fail_under: float | None) -> dict[str, object]:
+    """`bugsmith run --json`: the summary as data, for CI scripts."""
+    counts = result.counts()
+    survivors = [o for o in result.outcomes if o.status in (Status.SURVIVED, Status.NO_COVERAGE)]
+    by_id = {m.id: m for m in result.mutants}
+    return {
+        "root": result.root,
+        "started": result.started,
+        "duration": round(result.duration, 3),
+        "score": None if result.score is None else round(result.score, 2),
+        "fail_under": fail_under,
+        "passed": fail_under is None or (result.score or 0.0) >= fail_under,
+        "mutants": len(result.outcomes),
+        "counts": {status.value: counts[status] for status in Status},
+        "not_caught": [
+            {"id": o.mutant_id, "status": o.status.value, "file": by_id[o.mutant_id].file,
+             "line": by_id[o.mutant_id].span.line, "operator": by_id[o.mutant_id].operator}
+            for o in survivors
+        ],
+        "reports": [str(path) for path in reports],
+    }

@@ -126,7 +126,7 @@ def default_output(root: Path, name: str) -> Path:
     """The corpus writes under its own generated/; a user's project only in .bugsmith/."""
     if root == config.builtin_root():
         return root / "generated" / name
-    return root / config.STORE_DIR / name
+    return config.make_state_folder(root / config.STORE_DIR) / name
 
 
 def problem_named(root: Path, name: str) -> Problem:

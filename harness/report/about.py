@@ -5,8 +5,6 @@ from __future__ import annotations
 from importlib import metadata
 
 NAME = "bugsmith"
-# Used until the package declares a homepage in its metadata ([project.urls] Homepage).
-FALLBACK_HOMEPAGE = "https://github.com/bugsmith/bugsmith"
 
 
 def version() -> str:
@@ -16,13 +14,14 @@ def version() -> str:
         return "0+unknown"
 
 
-def homepage() -> str:
+def homepage() -> str | None:
+    """The homepage the package's metadata declares ([project.urls]), if any: never a guess."""
     try:
         urls = metadata.metadata(NAME).get_all("Project-URL") or []
     except metadata.PackageNotFoundError:
-        return FALLBACK_HOMEPAGE
+        return None
     for entry in urls:
         label, _, url = entry.partition(",")
         if label.strip().lower() in ("homepage", "home", "source", "repository") and url.strip():
             return url.strip()
-    return FALLBACK_HOMEPAGE
+    return None

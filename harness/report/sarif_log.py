@@ -34,7 +34,7 @@ def sarif(result: RunResult, *, triage: TriageFindings | None = None) -> dict[st
                     "driver": {
                         "name": NAME,
                         "version": version(),
-                        "informationUri": homepage(),
+                        **({"informationUri": homepage()} if homepage() else {}),
                         "rules": [_rule(first[operator]) for operator in rules],
                     }
                 },

@@ -43,7 +43,7 @@ def stryker_json(
         "framework": {
             "name": NAME,
             "version": version(),
-            "branding": {"homepageUrl": homepage()},
+            **({"branding": {"homepageUrl": homepage()}} if homepage() else {}),
         },
         "performance": _performance(result),
         "config": json.loads(json.dumps(result.options, default=str)),
