@@ -25,7 +25,7 @@ from typing import Any
 import coverage
 import pytest
 
-from bugsmith.errors import BaselineError, HarnessError
+from bugsmith.errors import BaselineError
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
 from bugsmith.harness.recorder import Recorder, collect_error, protocol_streams
@@ -224,7 +224,7 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     )
     if not process.stdout.strip():
         tail = process.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        raise HarnessError(f"the baseline test run crashed: {tail[0]}")
+        raise BaselineError(f"the baseline test run crashed: {tail[0]}")
     data = json.loads(process.stdout)
     if data["collect_errors"]:
         raise BaselineError(f"the tests cannot be collected: {data['collect_errors'][0]}")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
-from bugsmith.errors import HarnessError
+from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness.isolated import verdict_of_output
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, send
 from bugsmith.harness.tool_state import tool_env
@@ -109,10 +109,12 @@ class _Worker:
         """The collected tests, as (id, file) in collection order."""
         message = self._next_message()
         if message is None:
-            raise HarnessError(f"a worker died while collecting the tests: {self._last_words()} "
-                               f"(see {self.log_path})")
+            # Collection runs the project's conftest and test modules: when it dies, it is
+            # the suite that cannot run unmutated (exit 3), as with a collection error.
+            raise BaselineError(f"a worker died while collecting the tests: {self._last_words()} "
+                                f"(see {self.log_path})")
         if "error" in message:
-            raise HarnessError(f"a worker could not collect the tests: {message['error']}")
+            raise BaselineError(f"a worker could not collect the tests: {message['error']}")
         return list(zip(message["tests"], message["files"]))
 
     def _last_words(self) -> str:

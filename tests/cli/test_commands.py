@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,14 @@ def test_clamp():
 def test_mean():
     assert mean([1, 2, 3]) == 2
 '''
+
+
+PROGRESS = re.compile(r"^bugsmith: (collecting the tests|mutants \d+/\d+)")
+
+
+def messages(stderr: str) -> list[str]:
+    """What stderr says besides the progress lines a run logs when it is not on a terminal."""
+    return [line for line in stderr.strip().splitlines() if not PROGRESS.match(line)]
 
 
 def bugsmith(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -73,7 +82,8 @@ def test_run_on_a_project_configured_by_pyproject(shop: Path) -> None:
     done = bugsmith("run", cwd=shop)
     assert done.returncode == 0, done.stderr
     assert "shop/prices.py" in done.stdout and "mutation score" in done.stdout
-    assert (shop / "reports" / "mutation-report.json").is_file()
+    assert (shop / ".bugsmith" / "reports" / "mutation-report.json").is_file()
+    assert not (shop / "reports").exists()  # nothing is written outside .bugsmith/
     assert "survived" in done.stdout  # clamp's x > hi branch is never tested
     strict = bugsmith("run", "--fail-under", "100", "--no-report", cwd=shop)
     assert strict.returncode == 1
@@ -124,25 +134,26 @@ def test_bad_input_is_one_line_and_exit_2(shop: Path, args: tuple[str, ...], mes
     done = bugsmith(*args, cwd=shop)
     assert done.returncode == 2
     assert message in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
-def test_red_baseline_is_one_line_and_exit_2(shop: Path) -> None:
-    """A suite that fails on unmutated code names the failing test in one line, exit 2."""
+def test_red_baseline_is_one_line_and_exit_3(shop: Path) -> None:
+    """A suite that fails on unmutated code names the failing test in one line, exit 3."""
     tests = shop / "tests" / "test_prices.py"
     tests.write_text(tests.read_text() + "\n\ndef test_wrong():\n    assert 1 + 1 == 3\n")
     done = bugsmith("run", cwd=shop)
-    assert done.returncode == 2
-    assert "test_wrong" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.returncode == 3
+    assert "test_wrong" in done.stderr and len(messages(done.stderr)) == 1
 
 
-def test_tests_that_cannot_be_collected_are_one_line_and_exit_2(shop: Path) -> None:
-    """A test file that fails to import names the file and the error in one line, exit 2."""
+def test_tests_that_cannot_be_collected_are_one_line_and_exit_3(shop: Path) -> None:
+    """A test file that fails to import names the file and the error in one line; the suite
+    cannot run on unmutated code, so the exit status is a red baseline's, 3."""
     (shop / "tests" / "test_broken.py").write_text("import no_such_module_here\n")
     done = bugsmith("run", cwd=shop)
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert "test_broken.py" in done.stderr and "no_such_module_here" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
 def test_a_conftest_that_breaks_pytest_is_named_in_one_line(shop: Path) -> None:
@@ -150,9 +161,9 @@ def test_a_conftest_that_breaks_pytest_is_named_in_one_line(shop: Path) -> None:
     exception from the worker's log, not just where the log is."""
     (shop / "tests" / "conftest.py").write_text("raise RuntimeError('the conftest is broken')\n")
     done = bugsmith("run", "--no-report", cwd=shop)
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert "RuntimeError: the conftest is broken" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
 def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
@@ -168,14 +179,17 @@ def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
     assert "pip install -e ." in done.stdout
 
 
-def test_a_project_without_a_bugsmith_table_is_told_what_runs(shop: Path) -> None:
-    """In a project whose pyproject.toml has no [tool.bugsmith] table, `bugsmith run` says at
-    once that it runs the built-in corpus instead, and how to test the project (a bad --since
-    ref then stops the run, to keep the test short)."""
+def test_a_project_without_a_bugsmith_table_is_told_what_to_do(shop: Path) -> None:
+    """In a project whose pyproject.toml has no [tool.bugsmith] table, `bugsmith run` runs
+    nothing: one line says what `bugsmith init` would write and the other ways (exit 2)."""
     pyproject = shop / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().split("[tool.bugsmith]")[0])
-    done = bugsmith("run", "--since", "no-such-ref", "--no-report", cwd=shop)
-    assert "has no [tool.bugsmith] table, so this runs the built-in reference corpus" in done.stderr
+    done = bugsmith("run", cwd=shop)
+    assert done.returncode == 2
+    assert "has no [tool.bugsmith] table" in done.stderr
+    assert "`bugsmith init` writes one (paths = ['shop'], tests = ['tests'])" in done.stderr
+    assert "--builtin" in done.stderr and len(messages(done.stderr)) == 1
+    assert not (shop / ".bugsmith").exists()
 
 
 def test_report_without_a_run_is_a_clear_error(shop: Path) -> None:
