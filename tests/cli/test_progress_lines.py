@@ -1,0 +1,28 @@
+"""Progress in a log: a line when a stage starts, then at most one per interval, and the last."""
+
+from __future__ import annotations
+
+from bugsmith.harness.terminal import ProgressLines
+
+
+def test_lines_are_throttled_but_the_start_and_the_end_are_always_said() -> None:
+    """With a 5 s interval, verdicts every second give the stage's first line, one line per
+    5 s, and the final line even when it comes early."""
+    now = [0.0]
+    lines = ProgressLines(every=5.0, clock=lambda: now[0])
+    said = [lines.line("baseline", 0, 0, {}, None)]
+    for done in range(0, 13):
+        now[0] = float(done)
+        said.append(lines.line("mutants", done, 12, {"killed": done}, 1.0 * (12 - done) or None))
+    shown = [line for line in said if line is not None]
+    assert shown[0] == "bugsmith: collecting the tests and running them once under coverage"
+    assert shown[1].startswith("bugsmith: mutants 0/12 (0%)")
+    assert [line.split()[2] for line in shown[2:]] == ["5/12", "10/12", "12/12"]
+    assert shown[-1] == "bugsmith: mutants 12/12 (100%), score so far 100.0%"
+
+
+def test_the_score_so_far_counts_only_what_the_score_counts() -> None:
+    """Errors and equivalents are left out of the running score, timeouts count as detected."""
+    lines = ProgressLines(every=0.0, clock=lambda: 0.0)
+    line = lines.line("mutants", 5, 10, {"killed": 2, "timeout": 1, "survived": 1, "error": 1}, 3.0)
+    assert line == "bugsmith: mutants 5/10 (50%), score so far 75.0%, ETA 3 s"
