@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar, Union
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 if TYPE_CHECKING:
     from bugsmith.mutators.context import Context

@@ -21,9 +21,9 @@ from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
 from bugsmith.errors import SourceError
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.compiled import CompileUnits
-from bugsmith.mutators.mutant import Mutant, span_diff
+from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
-from bugsmith.mutators.splice import Splice, line_starts, splice
+from bugsmith.mutators.splice import Splice, splice
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,21 +5,10 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import enum
 from dataclasses import asdict, dataclass
 from typing import Any
 
-
-class Family(enum.StrEnum):
-    """Bug families; the realistic ones come first because they are the point."""
-
-    SHAPE = "shape"
-    WINDOW = "window"
-    LEAKAGE = "leakage"
-    SCHEDULING = "scheduling"
-    METRIC = "metric"
-    CLASSIC = "classic"
-    BEYOND = "beyond"
+from bugsmith.mutators.family import Family
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

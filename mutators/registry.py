@@ -1,5 +1,8 @@
 """Which mutators exist: the built-in families plus third-party ones from entry points.
 
+The built-in ones are found through the `Family` table: each member names the subpackage that
+exports its `MUTATORS`, so a new family needs no entry here.
+
 A third-party package adds mutators by declaring, in its own pyproject.toml,
 
     [project.entry-points."bugsmith.mutators"]
@@ -16,25 +19,13 @@ from importlib.metadata import entry_points
 
 from bugsmith.errors import ConfigError
 from bugsmith.mutators.base import Mutator
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 ENTRY_POINT_GROUP = "bugsmith.mutators"
-# Domain families first: when two operators make the same code, the first one's explanation
-# is kept, and a domain explanation says more than a classic one.
-FAMILY_MODULES = (
-    "bugsmith.mutators.families.shape",
-    "bugsmith.mutators.families.window",
-    "bugsmith.mutators.families.leakage",
-    "bugsmith.mutators.families.scheduling",
-    "bugsmith.mutators.families.metric",
-    "bugsmith.mutators.families.classic",
-    "bugsmith.mutators.families.beyond",
-)
 
 
-def _mutators_in(module_name: str) -> list[type[Mutator]]:
-    module = importlib.import_module(module_name)
-    return list(getattr(module, "MUTATORS"))
+def _mutators_of(family: Family) -> list[type[Mutator]]:
+    return list(importlib.import_module(family.package).MUTATORS)
 
 
 def _plugins() -> list[type[Mutator]]:
@@ -46,7 +37,9 @@ def _plugins() -> list[type[Mutator]]:
 
 
 def all_mutators() -> list[type[Mutator]]:
-    classes = [cls for name in FAMILY_MODULES for cls in _mutators_in(name)] + _plugins()
+    # In the table's order, domain families first: when two operators make the same code, the
+    # first one's explanation is kept, and a domain explanation says more than a classic one.
+    classes = [cls for family in Family for cls in _mutators_of(family)] + _plugins()
     names = [cls.name for cls in classes]
     duplicated = sorted({name for name in names if names.count(name) > 1})
     if duplicated:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -68,7 +69,7 @@ def replacement_text(ctx: Context, target: cst.CSTNode, replacement, indents: li
 def splice(
     ctx: Context,
     source: str,
-    line_starts: list[int],
+    line_starts: Sequence[int],
     target: cst.CSTNode,
     position: CodeRange,
     replacement,
@@ -84,7 +85,7 @@ def splice(
     return _narrow(source, text, start, end, line_starts)
 
 
-def _narrow(source: str, text: str, start: int, end: int, line_starts: list[int]) -> Splice:
+def _narrow(source: str, text: str, start: int, end: int, line_starts: Sequence[int]) -> Splice:
     old_mid, new_mid = source[start:end], text[start : len(text) - (len(source) - end)]
     prefix = 0
     limit = min(len(old_mid), len(new_mid))
@@ -120,7 +121,8 @@ def _narrow(source: str, text: str, start: int, end: int, line_starts: list[int]
     )
 
 
-def _balanced(text: str) -> bool:
+def balanced(text: str) -> bool:
+    """Whether every bracket in `text` closes one opened before it, and all are closed."""
     depth = 0
     for char in text:
         if char in "([{":
@@ -133,10 +135,10 @@ def _balanced(text: str) -> bool:
 
 
 def _readable(original: str, mutated: str) -> bool:
-    return bool(original.strip()) and bool(mutated.strip()) and _balanced(original) and _balanced(mutated)
+    return bool(original.strip()) and bool(mutated.strip()) and balanced(original) and balanced(mutated)
 
 
-def _span(lo: int, hi: int, line_starts: list[int]) -> Span:
+def _span(lo: int, hi: int, line_starts: Sequence[int]) -> Span:
     line = bisect.bisect_right(line_starts, lo)
     end_line = bisect.bisect_right(line_starts, hi)
     return Span(
@@ -145,9 +147,3 @@ def _span(lo: int, hi: int, line_starts: list[int]) -> Span:
         end_line=end_line,
         end_column=hi - line_starts[end_line - 1],
     )
-
-
-def line_starts(source: str) -> list[int]:
-    starts = [0]
-    starts.extend(match.end() for match in re.finditer("\n", source))
-    return starts

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from bugsmith.harness.exercises.records import Difficulty
 from bugsmith.mutators.mutant import Mutant
 
-DOMAIN_FAMILIES = frozenset({"shape", "window", "leakage", "scheduling", "metric"})
 LEVELS = ((5, "easy"), (7, "medium"), (10, "hard"))
 
 
@@ -22,14 +21,6 @@ def changed_characters(mutant: Mutant) -> int:
     return sum(
         max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
     )
-
-
-def _family_points(mutant: Mutant) -> int:
-    # A domain bug needs knowledge of the domain to see; a wrong variable needs data-flow
-    # reading; a flipped operator is the classic that reviewers are trained to spot.
-    if mutant.family.value in DOMAIN_FAMILIES:
-        return 2
-    return 1 if mutant.family.value == "beyond" else 0
 
 
 def difficulty(
@@ -42,7 +33,7 @@ def difficulty(
         "silent": 3 if silent else 0,
         "few_failing_tests": 2 if share < 0.05 else 1 if share < 0.2 else 0,
         "one_visible_symptom": 1 if visible_failing == 1 else 0,
-        "family": max(_family_points(m) for m in mutants),
+        "family": max(m.family.info.difficulty for m in mutants),  # points set in the Family table
         "small_diff": 1 if all(changed_characters(m) <= 3 for m in mutants) else 0,
         "extra_bugs": 2 * (len(mutants) - 1),
     }

@@ -15,19 +15,6 @@ from bugsmith.harness.exercises.problems import Problem
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.mutators.mutant import unified_diff
 
-FAMILY_HINTS = {
-    "shape": "Check the shapes: an axis, a reshape, a squeeze, a keepdims or a column index may be wrong.",
-    "window": "Check a boundary: a window length, a range or slice bound, or a `<` that should be `<=`.",
-    "leakage": "Check what each row may see: a shift, a window's alignment, a fill direction, a sort "
-               "or a grouping.",
-    "scheduling": "Check the order of events in a step: when capacity is checked, when a request changes "
-                  "phase or leaves, and which end of a queue is used.",
-    "metric": "Check how the metric is built: tie groups, the sort order, the integration rule, "
-              "the first point.",
-    "classic": "Check the small things: an operator, a comparison, a constant, a condition or a return value.",
-    "beyond": "Follow the data: a variable, an argument order, an attribute or a call may be the wrong one.",
-}
-
 
 @cache
 def _environment() -> jinja2.Environment:
@@ -60,8 +47,7 @@ def statement(exercise: Exercise, problem: Problem) -> str:
 
 def hints(exercise: Exercise) -> list[str]:
     """Progressive hints: the kind of bug first, then where it is, then the line."""
-    families = sorted({m.family.value for m in exercise.mutants})
-    found = [FAMILY_HINTS.get(family, FAMILY_HINTS["classic"]) for family in families]
+    found = [family.info.hint for family in sorted({m.family for m in exercise.mutants})]
     for mutant in exercise.mutants:
         found.append(f"A bug is in `{mutant.function}` in `{mutant.file}`.")
     for mutant in exercise.mutants:

@@ -8,9 +8,10 @@ import pytest
 
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.families import beyond
-from bugsmith.mutators.families._beyond_bounds import AddOne, DropSliceBound, SwapOperands
-from bugsmith.mutators.families._beyond_calls import SiblingCall, SwapArguments, UnwrapCall
-from bugsmith.mutators.families._beyond_names import WrongAttribute, WrongVariable
+from bugsmith.mutators.families.beyond.call_mixups import SiblingCall, UnwrapCall
+from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropSliceBound
+from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapOperands
+from bugsmith.mutators.families.beyond.wrong_names import WrongAttribute, WrongVariable
 from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [

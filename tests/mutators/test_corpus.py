@@ -11,7 +11,7 @@ from bugsmith.harness.config import resolve
 from bugsmith.harness.discovery import source_files
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import enumerate_mutants, mutants_of_source
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 ROOT = Path(__file__).resolve().parents[2]
 

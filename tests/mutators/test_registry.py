@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import EntryPoint
 
 import libcst as cst
@@ -11,7 +12,7 @@ import pytest
 from bugsmith.errors import ConfigError
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import Example, Mutator
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 from bugsmith.mutators.testing import check_example
 
 ALL = registry.all_mutators()
@@ -26,6 +27,22 @@ def test_every_mutator_is_documented_and_has_golden_examples(mutator: type[Mutat
     assert any(not example.after for example in mutator.examples), "no negative example"
     for example in mutator.examples:
         check_example(mutator(), example)
+
+
+@pytest.mark.parametrize("family", list(Family), ids=str)
+def test_each_family_in_the_table_has_a_subpackage_of_its_own_mutators(family: Family) -> None:
+    """The registry finds a family's mutators through the table alone: its subpackage exports
+    `MUTATORS`, every one of that family, so adding a family needs no second list."""
+    classes = importlib.import_module(family.package).MUTATORS
+    assert classes and all(cls.family is family for cls in classes)
+    assert family.info.summary and family.info.hint and family.info.difficulty >= 0
+
+
+def test_domain_families_come_first_in_the_table() -> None:
+    """Of two operators that make the same code the registry keeps the first one's explanation,
+    and a domain explanation says more than a generic one."""
+    domains = [family.info.domain for family in Family]
+    assert domains == sorted(domains, reverse=True)
 
 
 class ShoutingPlugin(Mutator):

@@ -7,7 +7,8 @@ import pytest
 
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.families import window
-from bugsmith.mutators.families.window import is_bound, nudged
+from bugsmith.mutators.families.window.bounds import is_bound
+from bugsmith.mutators.families.window.nudge import nudged
 from bugsmith.mutators.testing import check_example, mutated_sources
 
 CASES = [

@@ -1,33 +1,29 @@
-"""Metric bugs: ROC/AUC, precision/recall and ranking metrics that return plausible numbers.
+"""Metric bugs in how samples are ranked: ties split, ranks made ordinal, the order flipped.
 
-An AUC of 0.83 instead of 0.85 looks fine to everyone. These mutators model the mistakes that
-produce such numbers: ties split into a staircase, the sort order flipped, rectangles instead
-of trapezoids, the two axes of a curve swapped, the (0, 0) point missing, a rate normalised by
-the wrong class count. Sites are found by numpy idioms (`np.diff`, `argsort`, `[1:] + [:-1]`)
-and by the names every ROC implementation uses (tps/fps, tpr/fpr), never by our file names.
+The tie handling is the one non-obvious line of a ROC curve, and numpy sorts ascending while
+every metric wants scores descending; each mistake still gives an AUC that looks plausible.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee, keyword, keyword_arg, positional, with_arg, without_arg
+from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.receivers import ARRAY_MODULES
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._curves import CURVE_MUTATORS, R_, Replace
-from bugsmith.mutators.families._flow import words
-from bugsmith.mutators.families._calls import callee, keyword, positional, with_arg, without_arg
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.families.metric.replace import Replace
+from bugsmith.mutators.family import Family
 
+R_ = m.Subscript(value=m.Attribute(attr=m.Name("r_")))  # `np.r_[...]`: joins tie indices, prepends the origin
 _DIFF = m.Call(func=m.Name("diff") | m.Attribute(attr=m.Name("diff")), args=[m.Arg(value=m.Name() | m.Attribute(), keyword=None)])
 _WHERE = m.Call(func=m.Attribute(attr=m.Name("nonzero") | m.Name("flatnonzero") | m.Name("where") | m.Name("argwhere")))
 _NAMED = m.Assign(targets=[m.AssignTarget(target=m.Name())])
 _BY_NAME = m.Subscript(slice=[m.SubscriptElement(slice=m.Index(value=m.Name()))])
-
-
 _JOINS = m.Call(func=m.Attribute(attr=m.Name("concatenate") | m.Name("concat") | m.Name("hstack") | m.Name("append")))
 
 
@@ -115,13 +111,14 @@ class OrdinalRanks(Mutator):
         method = keyword(node, "method")
         ordinal = ctx.expression('"first"' if pandas else '"ordinal"')
         if method is None:
-            yield with_arg(node, cst.Arg(keyword=cst.Name("method"), value=ordinal, equal=_EQUAL), ctx)
+            yield with_arg(node, keyword_arg("method", ordinal))
         elif m.matches(method.value, m.SimpleString('"average"') | m.SimpleString("'average'")):
             yield node.with_changes(args=[a.with_changes(value=ordinal) if a is method else a for a in node.args])
 
 
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-_ARRAY_MODULES = frozenset({"np", "numpy", "xp", "jnp", "cp", "cupy"})
+# The shared array modules less torch: this family has never read `torch.sort` or `torch.argsort`
+# as numpy's, and counting them now would change the mutants it makes of torch code.
+_ARRAY_MODULES = ARRAY_MODULES - {"torch"}
 
 
 def _sorts(call: cst.Call) -> bool:
@@ -231,66 +228,3 @@ class UnstableSort(Mutator):
         for arg in node.args:
             if m.matches(arg, flag):
                 yield without_arg(node, arg)
-
-
-_COUNTS = {
-    "tps": "fps", "fps": "tps", "tp": "fp", "fp": "tp", "pos": "neg", "neg": "pos",
-    "positive": "negative", "negative": "positive", "positives": "negatives", "negatives": "positives",
-}
-
-
-def _partner(identifier: str) -> str | None:
-    """`n_neg` for `n_pos`, `fps` for `tps`: the same count for the other class."""
-    parts = re.split(r"(_+)", identifier)
-    roles = [i for i, part in enumerate(parts) if part.lower() in _COUNTS]
-    if len(roles) != 1:
-        return None
-    word = _COUNTS[parts[roles[0]].lower()]
-    parts[roles[0]] = word.upper() if parts[roles[0]].isupper() else word
-    return "".join(parts)
-
-
-class WrongClassCount(Mutator):
-    """A rate normalised by the wrong count: `/ tps[-1]` ↔ `/ fps[-1]`, `/ n_pos` → `/ (n_pos + n_neg)`.
-
-    Realistic: TPR divides by the positives and FPR by the negatives; the two lines are
-    copy-pasted from each other and the denominator is the one thing not edited.
-    """
-
-    name = "metric/wrong-class-count"
-    family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the rate is normalised by the other class's count"
-    matcher = m.BinaryOperation(operator=m.Divide()) | m.AugAssign(operator=m.DivideAssign())
-    examples = (
-        Example(
-            before="def tpr(tps, fps):\n    return tps / tps[-1]\n",
-            after=("def tpr(tps, fps):\n    return tps / fps[-1]\n",
-                   "def tpr(tps, fps):\n    return tps / (tps[-1] + fps[-1])\n"),
-        ),
-        Example(before="def f(tps, n_pos, n_neg):\n    return tps / 2 + n_pos / (n_pos * n_neg)\n", after=()),
-    )
-
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[Rewrite | cst.CSTNode]:
-        below = node.right if isinstance(node, cst.BinaryOperation) else node.value
-        called = {id(c.func) for c in m.findall(below, m.Call())} | {
-            id(c.func.attr) for c in m.findall(below, m.Call(func=m.Attribute()))
-        }
-        names = [n for n in m.findall(below, m.Name()) if id(n) not in called]
-        roles = [(n, _partner(n.value)) for n in names if _partner(n.value)]
-        if len(roles) != 1 or any(n.value == roles[0][1] for n in names):
-            return
-        name, partner = roles[0]
-        if not m.findall(ctx.function(node) or ctx.module, m.Name(partner)):
-            return  # the other class's count does not exist here
-        other = below.deep_replace(name, name.with_changes(value=partner))
-        yield Rewrite(replacement=other, target=below)
-        plain = lambda e: e.with_changes(lpar=[], rpar=[])  # noqa: E731
-        total = cst.BinaryOperation(
-            left=plain(below), operator=cst.Add(), right=plain(other),
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()],
-        )
-        why = "`{original}` became `{mutated}`: the rate is normalised by all samples instead of one class"
-        yield Rewrite(replacement=total, target=below, explanation=why)
-
-
-MUTATORS = (SplitTieGroups, OrdinalRanks, FlipSortOrder, UnstableSort, WrongClassCount, *CURVE_MUTATORS)

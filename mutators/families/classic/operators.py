@@ -1,13 +1,8 @@
-"""Classic mutation operators, as in mutmut, cosmic-ray and PIT, but only the plausible swaps.
+"""Classic mutations of an operator: arithmetic, comparison, boolean and unary.
 
-Each operator changes one token the way a person mistypes or misremembers it: `+` for `-`,
-`<` for `<=`, `and` for `or`, a dropped `not`, a constant off by one. Swaps that only make
-absurd code are left out: arithmetic on string, list or tuple literals (concatenation and
-`%` formatting), constants that make an identity (`x + 0`, `x * 1`), seeds and verbosity
-levels, `while True` loops. When a rewrite's validity is doubtful, nothing is proposed.
-
-The operator mutators live here; the ones that change a value (constants, flags, returned
-values, `break`/`continue`) beside it in `_classic_values`.
+Each changes one token the way a person mistypes or misremembers it (`+` for `-`, `<` for `<=`,
+`and` for `or`, a dropped `not`); `+`, `*` and `%` on strings, lists and tuples are
+concatenation, repetition and formatting, and are left alone.
 """
 
 from __future__ import annotations
@@ -17,10 +12,10 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.expressions import BOUNDARY_FLIP, respaced
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._classic_values import BreakContinue, NumberChange, ReturnBool, ReturnNone, TrueFalse
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 # Operands whose `+`, `*` or `%` is concatenation, repetition or formatting, never arithmetic.
 _NON_NUMERIC = (
@@ -48,17 +43,10 @@ _AUGMENTED_SWAPS: dict[type, tuple[type, ...]] = {
     cst.BitAndAssign: (cst.BitOrAssign,),
     cst.BitOrAssign: (cst.BitAndAssign,),
 }
-_BOUNDARY = {
-    cst.LessThan: cst.LessThanEqual, cst.LessThanEqual: cst.LessThan,
-    cst.GreaterThan: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.GreaterThan,
-}
 _DIRECTION = {
     cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
     cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
 }
-def _operator(old: cst.CSTNode, new_type: type) -> cst.CSTNode:
-    """An operator of `new_type` that keeps the whitespace around `old`."""
-    return new_type(whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)
 
 
 class ArithmeticSwap(Mutator):
@@ -100,7 +88,7 @@ class ArithmeticSwap(Mutator):
         if isinstance(node.left, _NON_NUMERIC) or isinstance(node.right, _NON_NUMERIC):
             return
         for new_type in _BINARY_SWAPS.get(type(node.operator), ()):
-            yield node.with_changes(operator=_operator(node.operator, new_type))
+            yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
 class AugmentedSwap(Mutator):
@@ -126,7 +114,7 @@ class AugmentedSwap(Mutator):
         if isinstance(node.value, _NON_NUMERIC):
             return
         for new_type in _AUGMENTED_SWAPS.get(type(node.operator), ()):
-            yield node.with_changes(operator=_operator(node.operator, new_type))
+            yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
 class ComparisonBoundary(Mutator):
@@ -149,9 +137,9 @@ class ComparisonBoundary(Mutator):
     )
 
     def mutate(self, node: cst.ComparisonTarget, ctx: Context) -> Iterator[cst.CSTNode]:
-        new_type = _BOUNDARY.get(type(node.operator))
+        new_type = BOUNDARY_FLIP.get(type(node.operator))
         if new_type is not None:
-            yield node.with_changes(operator=_operator(node.operator, new_type))
+            yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
 class ComparisonFlip(Mutator):
@@ -175,7 +163,7 @@ class ComparisonFlip(Mutator):
     def mutate(self, node: cst.ComparisonTarget, ctx: Context) -> Iterator[cst.CSTNode]:
         new_type = _DIRECTION.get(type(node.operator))
         if new_type is not None:
-            yield node.with_changes(operator=_operator(node.operator, new_type))
+            yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
 class ComparisonNegate(Mutator):
@@ -210,7 +198,7 @@ class ComparisonNegate(Mutator):
         between = cst.SimpleWhitespace(" ")
         new: cst.CSTNode | None = None
         if isinstance(op, (cst.Equal, cst.NotEqual)):
-            new = _operator(op, cst.NotEqual if isinstance(op, cst.Equal) else cst.Equal)
+            new = respaced(op, cst.NotEqual if isinstance(op, cst.Equal) else cst.Equal)
         elif isinstance(op, cst.Is):
             new = cst.IsNot(whitespace_before=before, whitespace_between=between, whitespace_after=after)
         elif isinstance(op, cst.IsNot):
@@ -245,7 +233,7 @@ class AndOr(Mutator):
     def mutate(self, node: cst.BooleanOperation, ctx: Context) -> Iterator[cst.CSTNode]:
         op = node.operator
         new_type = cst.Or if isinstance(op, cst.And) else cst.And
-        yield node.with_changes(operator=_operator(op, new_type))
+        yield node.with_changes(operator=respaced(op, new_type))
 
 
 class DropUnary(Mutator):
@@ -279,19 +267,3 @@ class DropUnary(Mutator):
         if node.lpar and not operand.lpar:
             operand = operand.with_changes(lpar=node.lpar, rpar=node.rpar)
         yield operand
-
-
-MUTATORS = (
-    ArithmeticSwap,
-    AugmentedSwap,
-    ComparisonBoundary,
-    ComparisonFlip,
-    ComparisonNegate,
-    AndOr,
-    DropUnary,
-    NumberChange,
-    TrueFalse,
-    ReturnNone,
-    ReturnBool,
-    BreakContinue,
-)

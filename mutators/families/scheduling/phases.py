@@ -1,9 +1,8 @@
 """Scheduling bugs in the order of a step: passes swapped, state transitions taken too early.
 
-Part of the scheduling family (`mutators.families.scheduling` exports these classes). Moving a
-statement is a bug only when it interacts with what it moves past: one writes state the other
-reads or writes. Two independent passes (say, two loops of assertions) commute, and their swap
-would be an equivalent mutant, so it is never proposed.
+Moving a statement is a bug only when it interacts with what it moves past: one writes state
+the other reads or writes. Two independent passes (say, two loops of assertions) commute, and
+their swap would be an equivalent mutant, so it is never proposed.
 """
 
 from __future__ import annotations
@@ -13,13 +12,14 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee
+from bugsmith.mutators.analysis.names import words
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._flow import binds, block_of, chains, dotted, moved, only, queueish, reads, words
-from bugsmith.mutators.families._calls import callee
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.families.scheduling.dataflow import LOOPS, binds, block_of, chains, dotted, moved, only, reads
+from bugsmith.mutators.families.scheduling.queue_facts import queueish
+from bugsmith.mutators.family import Family
 
-_LOOPS = (cst.For, cst.While)
 _STATE = frozenset({"state", "status", "phase", "stage"})
 _MOVES = frozenset({"append", "appendleft", "add", "insert", "extend", "put", "put_nowait"})
 _TAKES = frozenset({"pop", "popleft", "get", "get_nowait", "heappop"})
@@ -239,7 +239,7 @@ class EarlyTransition(Mutator):
         needs = reads(node)
         for earlier in range(index - 1, -1, -1):
             stmt = body[earlier]
-            if isinstance(stmt, _LOOPS):
+            if isinstance(stmt, LOOPS):
                 if _sees(stmt, key) and not any(binds(s) & needs for s in body[earlier:index]):
                     yield Rewrite(replacement=block.with_changes(body=moved(body, index, earlier)), target=block)
                 return
@@ -302,6 +302,3 @@ def _enters(branch: cst.CSTNode, test: cst.BaseExpression) -> bool:
             if dotted(right) == name and value.deep_equals(left):
                 return True
     return False
-
-
-PHASE_MUTATORS = (EarlyTransition, ElifFallsThrough, SwapPhases)

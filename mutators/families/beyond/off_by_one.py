@@ -1,8 +1,7 @@
-"""Part of the beyond-classic family: operands and indices swapped, bounds one off or dropped.
+"""Beyond-classic bugs of extent: a bound one off or dropped.
 
-`a - b` for `b - a`, `X[i, j]` for `X[j, i]`, `x[i + 1]` for `x[i]`, `range(n)` for
-`range(n - 1)`, `x[a:b]` for `x[a:]`: each is a bug of order or extent that type checkers and
-most example-based tests let through.
+`x[i + 1]` for `x[i]`, `range(n)` for `range(n - 1)`, `x[a:b]` for `x[a:]`: each is a bug of
+extent that type checkers and most example-based tests let through.
 """
 
 from __future__ import annotations
@@ -12,27 +11,13 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._beyond_calls import callee, is_literal
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.families.beyond.kinds import is_literal
+from bugsmith.mutators.family import Family
 
-_ADDITIVE = (cst.Add, cst.Subtract)
-_MULTIPLICATIVE = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply)
-# Operators that bind as tightly as the key one: `a - b - c` is `(a - b) - c`, so moving
-# `a - b` to the right needs parentheses.
-_SAME_LEVEL = {
-    cst.Subtract: _ADDITIVE,
-    cst.Divide: _MULTIPLICATIVE,
-    cst.FloorDivide: _MULTIPLICATIVE,
-    cst.MatrixMultiply: _MULTIPLICATIVE,
-}
 _RANGES = frozenset({"range", "arange"})
-_NOT_ARRAYS = frozenset(
-    {"r_", "c_", "s_", "index_exp", "tuple", "dict", "list", "set", "frozenset", "type",
-     "Tuple", "Dict", "List", "Callable", "Mapping", "MutableMapping", "Union", "Literal",
-     "Annotated", "Generator", "Iterator", "Iterable", "Sequence", "Optional"}
-)
 _ONE = m.Integer(value="1")
 # A bound `a + b`, `a << b` or `a & b` plus one would need parentheses, or read as a new sum.
 _LOOSER_THAN_PLUS = (cst.Add, cst.Subtract, cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift)
@@ -41,87 +26,6 @@ _BOUND_WORDS = frozenset(
     {"lo", "hi", "low", "high", "start", "stop", "end", "begin", "left", "right", "first",
      "last", "idx", "index", "pos", "offset", "upper", "lower", "bound", "cut", "mid"}
 )
-
-
-class SwapOperands(Mutator):
-    """The operands of a non-commutative operator change places: `a - b` becomes `b - a`.
-
-    Realistic: a difference taken the wrong way round (`t_end - t_start`), a ratio inverted,
-    a matrix product in the wrong order. Comparisons are left to `classic/comparison-flip`:
-    `b < a` behaves exactly as `a > b`, so proposing both would count one bug twice.
-    """
-
-    name = "beyond/swap-operands"
-    family = Family.BEYOND
-    explanation = "`{original}` became `{mutated}`: the operands are in the wrong order"
-    matcher = m.BinaryOperation(operator=m.Subtract() | m.Divide() | m.FloorDivide() | m.MatrixMultiply())
-    examples = (
-        Example(
-            before="def f(a, b, c, W, x):\n    return a - b - c, W @ x, (a + b) / c\n",
-            after=(
-                "def f(a, b, c, W, x):\n    return b - a - c, W @ x, (a + b) / c\n",
-                "def f(a, b, c, W, x):\n    return c - (a - b), W @ x, (a + b) / c\n",
-                "def f(a, b, c, W, x):\n    return a - b - c, x @ W, (a + b) / c\n",
-                "def f(a, b, c, W, x):\n    return a - b - c, W @ x, c / (a + b)\n",
-            ),
-        ),
-        Example(before="def f(n, x):\n    return n - 1, x / 2, 1 - x, x - x, n + x\n", after=()),
-    )
-
-    def mutate(self, node: cst.BinaryOperation, ctx: Context) -> Iterator[cst.CSTNode]:
-        left, right = node.left, node.right
-        if is_literal(left) or is_literal(right) or ctx.code(left).strip() == ctx.code(right).strip():
-            return
-        if m.matches(left, m.UnaryOperation()):
-            return  # `-a - b` -> `b - -a` is not code anyone writes
-        same_level = _SAME_LEVEL[type(node.operator)]
-        if isinstance(left, cst.BinaryOperation) and not left.lpar and isinstance(left.operator, same_level):
-            left = left.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        yield node.with_changes(left=right, right=left)
-
-
-class SwapIndices(Mutator):
-    """A two-dimensional index is transposed: `X[i, j]` becomes `X[j, i]`.
-
-    Realistic: row and column confused; on a square matrix nothing crashes. Labels (string
-    keys of `.loc`) are left alone, since swapping them only makes a loud `KeyError`.
-    """
-
-    name = "beyond/swap-indices"
-    family = Family.BEYOND
-    explanation = "`{original}` became `{mutated}`: rows and columns are swapped in the index"
-    matcher = m.Subscript(slice=[m.SubscriptElement(), m.SubscriptElement()])
-    examples = (
-        Example(
-            before="def f(X, i, j):\n    return X[i, j] + X[:, j]\n",
-            after=(
-                "def f(X, i, j):\n    return X[j, i] + X[:, j]\n",
-                "def f(X, i, j):\n    return X[i, j] + X[j, :]\n",
-            ),
-        ),
-        Example(before="def f(df, X, i):\n    return df.loc[i, 'a'], X[i, i], X[:, :], X[i]\n", after=()),
-    )
-
-    def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.CSTNode]:
-        first, second = node.slice
-        if ctx.function(node) is None or _not_an_array(node):
-            return
-        if ctx.code(first.slice).strip() == ctx.code(second.slice).strip():
-            return
-        label = m.Index(value=m.SimpleString() | m.ConcatenatedString() | m.FormattedString())
-        if any(m.matches(element.slice, label) for element in node.slice):
-            return
-        swapped = [first.with_changes(slice=second.slice), second.with_changes(slice=first.slice)]
-        yield node.with_changes(slice=swapped)
-
-
-def _not_an_array(node: cst.Subscript) -> bool:
-    """`np.r_[a, b]` concatenates and `dict[str, int]` is a type: neither has rows and columns."""
-    value = node.value
-    name = value.attr.value if isinstance(value, cst.Attribute) else getattr(value, "value", None)
-    if name in _NOT_ARRAYS:
-        return True
-    return any(m.matches(e.slice, m.Index(value=m.Ellipsis())) for e in node.slice)
 
 
 def _is_bound_position(node: cst.CSTNode, ctx: Context) -> bool:

@@ -1,8 +1,7 @@
 """Scheduling bugs that break first-come-first-served order: the wrong end of a queue.
 
-Part of the scheduling family (`mutators.families.scheduling` exports these classes); kept in
-its own module so each stays short. A queue is recognised by how it is used (a deque, served
-with `popleft()` or `pop(0)`) or by a queue-like name, never by a name of ours.
+A queue is recognised by how it is used (a deque, served with `popleft()` or `pop(0)`) or by a
+queue-like name, never by a name of ours.
 """
 
 from __future__ import annotations
@@ -12,11 +11,13 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee, keyword, keyword_arg, with_arg, without_arg
+from bugsmith.mutators.analysis.names import words
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._flow import ModuleFacts, dotted, identifiers, queueish, words
-from bugsmith.mutators.families._calls import callee, keyword, with_arg, without_arg
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.families.scheduling.dataflow import dotted, identifiers
+from bugsmith.mutators.families.scheduling.queue_facts import ModuleFacts, queueish
+from bugsmith.mutators.family import Family
 
 _TIME = frozenset({"arrival", "arrived", "time", "timestamp", "ts", "submit", "submitted",
                    "enqueued", "created", "priority", "deadline", "seq", "age", "tick"})
@@ -173,15 +174,10 @@ class SortReversed(Mutator):
         flag, flipped = ("ascending", "False") if pandas else ("reverse", "True")
         current = keyword(node, flag)
         if current is None:
-            yield with_arg(node, cst.Arg(keyword=cst.Name(flag), value=cst.Name(flipped), equal=_EQUAL), ctx)
+            yield with_arg(node, keyword_arg(flag, cst.Name(flipped)))
         elif m.matches(current.value, m.Name(flipped)):
             yield without_arg(node, current)
         elif m.matches(current.value, m.Name("True") | m.Name("False")):
             yield node.with_changes(args=[
                 arg.with_changes(value=cst.Name(flipped)) if arg is current else arg for arg in node.args
             ])
-
-
-_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-
-QUEUE_ORDER_MUTATORS = (PopWrongEnd, PeekWrongEnd, EnqueueWrongEnd, IterateReversed, SortReversed)

@@ -1,8 +1,8 @@
-"""Part of the beyond-classic family: what kind of value a name holds, and how alike two names are.
+"""What kind of value a name or an expression holds, and how alike two names are.
 
-Both are guesses from syntax alone (annotations, literals, a few builtin calls, the words of a
-name), used to keep wrong-variable and swapped-argument mutants plausible: a list does not
-stand in for a count, and `fps` is a likelier slip for `tps` than `order` is.
+All are guesses from syntax alone (annotations, literals, a few builtin calls, the words of a
+name), used to keep the beyond-classic mutants plausible: a list does not stand in for a count,
+a constant does not swap with a variable, and `fps` is a likelier slip for `tps` than `order` is.
 """
 
 from __future__ import annotations
@@ -13,6 +13,11 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+_CONSTANTS = frozenset({"nan", "NaN", "inf", "Inf", "pi", "e", "newaxis", "NA", "NaT"})
+_LITERALS = (
+    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+    cst.FormattedString, cst.List, cst.Tuple, cst.Set, cst.Dict,
+)
 # Names that swap for each other in real bugs although they share no letters.
 _OPPOSITES = {
     frozenset(pair)
@@ -86,3 +91,12 @@ def value_kind(value: cst.BaseExpression) -> str | None:
         name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
         return _CALL_KINDS.get(name) or _TYPE_KINDS.get(name)
     return None
+
+
+def is_literal(node: cst.BaseExpression) -> bool:
+    """A constant: `1`, `-1.5`, `'a'`, `(0, 1)`, `None`, `np.nan`, `math.pi`."""
+    if m.matches(node, m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())):
+        return True
+    if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name())) and node.attr.value in _CONSTANTS:
+        return True
+    return isinstance(node, _LITERALS) or m.matches(node, m.Name("None") | m.Name("True") | m.Name("False"))

@@ -1,12 +1,8 @@
-"""Scheduling bugs: the queues, budgets and state machines of batch schedulers.
+"""Scheduling bugs in budgets and bookkeeping: a capacity check after the insertion it guards,
+a budget comparison off by one, the cleanup of finished items deleted or run a step late.
 
 Sites are found by code shape (a guard before an insertion, a filter reassignment after a
-loop, a `popleft()`), never by our reference scheduler's names, so the family finds the same
-bugs in any scheduler, job queue or rate limiter. Statement moves are proposed only when no
-local name would be read before it is bound, so every mutant is a program a person could write.
-
-This module holds the budget and bookkeeping bugs; `_phases` holds the order of a step's passes
-and state transitions, `_queue_order` the FCFS bugs. `MUTATORS` below exports all of them.
+loop), never by our reference scheduler's names.
 """
 
 from __future__ import annotations
@@ -16,9 +12,13 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee
+from bugsmith.mutators.analysis.expressions import boundary_flips
+from bugsmith.mutators.analysis.names import words
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._flow import (
+from bugsmith.mutators.families.scheduling.dataflow import (
+    LOOPS,
     binds,
     block_of,
     chains,
@@ -27,12 +27,8 @@ from bugsmith.mutators.families._flow import (
     moved,
     only,
     reads,
-    words,
 )
-from bugsmith.mutators.families._phases import PHASE_MUTATORS
-from bugsmith.mutators.families._queue_order import QUEUE_ORDER_MUTATORS
-from bugsmith.mutators.families._calls import boundary_flips, callee
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 _EXITS = (cst.Break, cst.Continue, cst.Return, cst.Raise)
 _INSERTS = frozenset({"append", "appendleft", "add", "insert", "extend", "put", "put_nowait",
@@ -40,7 +36,6 @@ _INSERTS = frozenset({"append", "appendleft", "add", "insert", "extend", "put", 
 _MODULES = frozenset({"os", "shutil", "sys", "pathlib", "tempfile", "glob"})
 _BUDGET = frozenset({"budget", "capacity", "cap", "remaining", "limit", "free", "used", "quota",
                      "max", "maxsize", "maxlen", "allowance", "headroom"})
-_LOOPS = (cst.For, cst.While)
 
 
 def _exit_guard(stmt: cst.CSTNode) -> bool:
@@ -269,17 +264,14 @@ class LateCleanup(Mutator):
             others = [s for s in over if _cleaned(s, ctx) is None]  # two removals commute
             return _touches(others, keys) and not any(binds(s) & needs for s in over)
 
-        if index > 0 and isinstance(body[index - 1], _LOOPS) and movable(body[index - 1 : index]):
+        if index > 0 and isinstance(body[index - 1], LOOPS) and movable(body[index - 1 : index]):
             yield self._move(block, body, index, index - 1)
-        if isinstance(owner, _LOOPS) and index > 0 and movable(body[:index]):
+        if isinstance(owner, LOOPS) and index > 0 and movable(body[:index]):
             yield self._move(block, body, index, 0)
-        if index + 1 < len(body) and isinstance(body[index + 1], _LOOPS) and movable(body[index + 1 : index + 2]):
+        if index + 1 < len(body) and isinstance(body[index + 1], LOOPS) and movable(body[index + 1 : index + 2]):
             yield self._move(block, body, index, index + 1)
 
     @staticmethod
     def _move(block: cst.IndentedBlock, body: list, index: int, to: int) -> Rewrite:
         why = "`{original}` moved: finished items are removed only after the next pass has served them again"
         return Rewrite(replacement=block.with_changes(body=moved(body, index, to)), target=block, explanation=why)
-
-
-MUTATORS = (CheckAfterInsert, BudgetOffByOne, LateCleanup, *PHASE_MUTATORS, *QUEUE_ORDER_MUTATORS)

@@ -1,11 +1,7 @@
-"""Beyond classic: the one-line bugs that fill the published bug datasets.
+"""Beyond-classic bugs of a forgotten statement: a call, a state update or a guard deleted.
 
-ManySStuBs4J, BugsInPy and PyTraceBugs show that about half of real one-line bugs are not an
-operator typo but a wrong name, a swapped pair, a forgotten call or update, a dropped guard, or
-a bound one off; mutmut and cosmic-ray make none of them. This module holds the statement
-mutators and the family's registry; the name, call and bound mutators live beside it in
-`_beyond_names`, `_beyond_calls` and `_beyond_bounds`, and the guesses about what a name holds
-in `_beyond_kinds`.
+The side effect that never happens, the counter that never advances, the early exit that a
+refactor dropped: the program runs on with stale state, and the happy-path tests still pass.
 """
 
 from __future__ import annotations
@@ -15,26 +11,16 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._beyond_bounds import AddOne, DropOne, DropSliceBound, SwapIndices, SwapOperands
-from bugsmith.mutators.families._beyond_calls import SiblingCall, SiblingKeyword, SwapArguments, UnwrapCall
-from bugsmith.mutators.families._beyond_names import WrongAttribute, WrongVariable
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.family import Family
 
 _JUMPS = (cst.Return, cst.Continue, cst.Break, cst.Raise)
 _MAX_GUARD_STATEMENTS = 3
 # Calls whose deletion changes randomness or nothing at all, not the logic.
 _NOT_LOGIC = frozenset({"seed", "manual_seed", "sleep", "filterwarnings", "simplefilter", "set_printoptions"})
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setUp"})
-
-
-def _callee(call: cst.Call) -> str | None:
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
 
 
 class DeleteCall(Mutator):
@@ -64,7 +50,7 @@ class DeleteCall(Mutator):
     )
 
     def mutate(self, node: cst.SimpleStatementLine, ctx: Context) -> Iterator[cst.RemovalSentinel]:
-        if ctx.function(node) is not None and _callee(node.body[0].value) not in _NOT_LOGIC:
+        if ctx.function(node) is not None and callee(node.body[0].value) not in _NOT_LOGIC:
             yield cst.RemovalSentinel.REMOVE
 
 
@@ -202,21 +188,3 @@ class RemoveGuard(Mutator):
             return  # an `elif`
         if _ends_in_jump(node.body):
             yield cst.RemovalSentinel.REMOVE
-
-
-MUTATORS = (
-    WrongVariable,
-    WrongAttribute,
-    SwapArguments,
-    SwapOperands,
-    SwapIndices,
-    UnwrapCall,
-    SiblingCall,
-    SiblingKeyword,
-    DeleteCall,
-    DeleteUpdate,
-    RemoveGuard,
-    DropOne,
-    AddOne,
-    DropSliceBound,
-)

@@ -1,9 +1,8 @@
-"""Part of the beyond-classic family: calls with swapped arguments, unwrapped, or a sibling's.
+"""Beyond-classic bugs of a call: unwrapped, or replaced by its sibling.
 
-`np.where(mask, a, b)` with `a` and `b` swapped, `max(0, x)` that lost its clamp, `argmax` for
-`argmin`, `popleft` for `pop`: one token or one pair, each a bug found again and again in
-real code. The functions named here are generic numpy, pandas and standard-library names,
-matched wherever they appear.
+`max(0, x)` that lost its clamp, `argmax` for `argmin`, `popleft` for `pop`, `side="right"` for
+`side="left"`: one token, each a bug found again and again in real code. The functions named
+here are generic numpy, pandas and standard-library names, matched wherever they appear.
 """
 
 from __future__ import annotations
@@ -14,30 +13,12 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
 
+from bugsmith.mutators.analysis.arguments import callee, leading_positional
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families._beyond_kinds import annotation_kind, similarity, value_kind
-from bugsmith.mutators.families._beyond_names import Usage, UsageCache
-from bugsmith.mutators.mutant import Family
+from bugsmith.mutators.families.beyond.kinds import is_literal
+from bugsmith.mutators.family import Family
 
-_CONSTANTS = frozenset({"nan", "NaN", "inf", "Inf", "pi", "e", "newaxis", "NA", "NaT"})
-_LITERALS = (
-    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-    cst.FormattedString, cst.List, cst.Tuple, cst.Set, cst.Dict,
-)
-# Swapping the arguments of these changes nothing, or only makes a loud TypeError.
-_NO_SWAP = frozenset(
-    {"max", "min", "maximum", "minimum", "fmax", "fmin", "add", "multiply", "logical_and",
-     "logical_or", "logical_xor", "hypot", "gcd", "lcm", "array_equal", "array_equiv", "equal",
-     "not_equal", "intersect1d", "union1d", "setxor1d", "isclose", "allclose", "isinstance",
-     "issubclass", "getattr", "setattr", "hasattr", "delattr", "super", "print", "format",
-     "join", "map", "filter", "sum", "partial", "enumerate"}
-)
-# Arguments that are the receiver, a namespace or an option, never data of the same kind as
-# their neighbour: `f(self, x)`, `xp.mean(X, axis)`, `g(*args, **kwargs)`.
-_NOT_DATA = frozenset(
-    {"self", "cls", "xp", "args", "kwargs", "axis", "dtype", "device", "ndim", "copy", "out"}
-)
 # Calls whose result is their first argument, transformed: dropping the call is the bug.
 _UNWRAP_FUNCTIONS = frozenset(
     {"abs", "absolute", "fabs", "sqrt", "clip", "round", "around", "sort", "sorted", "reversed",
@@ -87,34 +68,6 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.
           cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
-def callee(call: cst.Call) -> str | None:
-    """The called name: `mean` for both `np.mean(x)` and `x.mean()`."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value
-    return None
-
-
-def leading_positional(call: cst.Call) -> list[cst.Arg]:
-    """The positional arguments before any keyword or star argument."""
-    args: list[cst.Arg] = []
-    for arg in call.args:
-        if arg.keyword is not None or arg.star:
-            break
-        args.append(arg)
-    return args
-
-
-def is_literal(node: cst.BaseExpression) -> bool:
-    """A constant: `1`, `-1.5`, `'a'`, `(0, 1)`, `None`, `np.nan`, `math.pi`."""
-    if m.matches(node, m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())):
-        return True
-    if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name())) and node.attr.value in _CONSTANTS:
-        return True
-    return isinstance(node, _LITERALS) or m.matches(node, m.Name("None") | m.Name("True") | m.Name("False"))
-
-
 def _bound_by(node: cst.Name, ctx: Context) -> str:
     """How the name `node` is bound where it is used: "builtin", "import", "local" or "unknown"."""
     scope = ctx.scope(node)
@@ -128,7 +81,7 @@ def _bound_by(node: cst.Name, ctx: Context) -> str:
     return "local"
 
 
-def _is_module_call(call: cst.Call, ctx: Context) -> bool:
+def _is_imported_function_call(call: cst.Call, ctx: Context) -> bool:
     """`np.clip(x, ...)`: a module's function, whose first argument is the value, not a method."""
     owner = call.func.value if isinstance(call.func, cst.Attribute) else None
     while isinstance(owner, cst.Attribute):  # np.random.shuffle
@@ -136,119 +89,15 @@ def _is_module_call(call: cst.Call, ctx: Context) -> bool:
     return isinstance(owner, cst.Name) and _bound_by(owner, ctx) == "import"
 
 
-def parenthesized(expression: cst.BaseExpression, where: cst.CSTNode, ctx: Context) -> cst.BaseExpression:
-    """`expression` with parentheses if it will stand where `where` stood and need them."""
+def _parenthesized(expression: cst.BaseExpression, where: cst.CSTNode, ctx: Context) -> cst.BaseExpression:
+    """`expression` with parentheses if it will stand where `where` stood and need them.
+
+    Not the shared `in_place_of`: that one keeps the parentheses around `where` and counts fewer
+    node types as atoms, so using it here would change the mutants this family makes.
+    """
     if expression.lpar or isinstance(expression, _ATOMS) or isinstance(ctx.parent(where), _LOOSE):
         return expression
     return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-class SwapArguments(Mutator):
-    """Two positional arguments of a call change places: `np.where(m, b, a)`, `range(hi, lo)`.
-
-    Realistic: argument order is a convention to remember, and two arrays of the same shape
-    go in either order without complaint. Only arguments of the same kind swap (two values,
-    or two numeric constants), and only the most similar adjacent pair of each call.
-    """
-
-    name = "beyond/swap-arguments"
-    family = Family.BEYOND
-    explanation = "`{original}` became `{mutated}`: the call receives its arguments in the wrong order"
-    matcher = m.Call()
-    examples = (
-        Example(
-            before="def f(X, Y, go_left, left, right):\n    return np.where(go_left, left, right), fit(X, Y)\n",
-            after=(
-                "def f(X, Y, go_left, left, right):\n    return np.where(go_left, right, left), fit(X, Y)\n",
-                "def f(X, Y, go_left, left, right):\n    return np.where(go_left, left, right), fit(Y, X)\n",
-            ),
-        ),
-        # symmetric functions, mixed kinds (a value and a constant), keywords and strings
-        Example(
-            before="def f(a, b, n):\n    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
-            after=(),
-        ),
-    )
-
-    def __init__(self) -> None:
-        self._usage = UsageCache()
-
-    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        if callee(node) in _NO_SWAP:
-            return
-        args = leading_positional(node)
-        kinds = _parameter_kinds(node, ctx)
-        function = ctx.function(node)
-        facts = self._usage.get(function) if function is not None else None
-        pairs = [
-            (i, ctx.code(a.value).strip(), ctx.code(b.value).strip())
-            for i, (a, b) in enumerate(zip(args, args[1:]))
-            if _swappable(a.value, b.value, ctx)
-            and _same_kind(kinds[i : i + 2])
-            and _same_kind([_kind(a.value, facts), _kind(b.value, facts)])
-        ]
-        if not pairs:
-            return
-        i, _, _ = max(pairs, key=lambda pair: (similarity(pair[1], pair[2]), -pair[0]))
-        new_args = list(node.args)
-        new_args[i] = args[i].with_changes(value=args[i + 1].value)
-        new_args[i + 1] = args[i + 1].with_changes(value=args[i].value)
-        yield node.with_changes(args=new_args)
-
-
-def _kind(value: cst.BaseExpression, facts: Usage | None) -> str | None:
-    """What `value` holds, from its syntax or, for a local name, from what was bound to it."""
-    if isinstance(value, cst.Name) and facts is not None:
-        return facts.kind(value.value)
-    return value_kind(value)
-
-
-def _last_name(node: cst.BaseExpression) -> str | None:
-    """`axis` for `axis` and `self.axis`: the name that says what an argument is."""
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _same_kind(kinds: list[str | None]) -> bool:
-    return len(kinds) < 2 or None in kinds or kinds[0] == kinds[1]
-
-
-def _parameter_kinds(call: cst.Call, ctx: Context) -> list[str | None]:
-    """For a call of a function defined in this module, the annotated kind of each positional
-    parameter (`Request`, `number`, ...), so that `fits(request, budget)` is not swapped."""
-    definition = _local_definition(call, ctx)
-    if definition is None:
-        return [None] * len(call.args)
-    params = [*definition.params.posonly_params, *definition.params.params]
-    if isinstance(call.func, cst.Attribute):
-        params = params[1:]  # `self`
-    kinds = [annotation_kind(p.annotation.annotation) if p.annotation else None for p in params]
-    return kinds + [None] * (len(call.args) - len(kinds))
-
-
-def _local_definition(call: cst.Call, ctx: Context) -> cst.FunctionDef | None:
-    """The module-level function `f` of `f(...)`, or the method `m` of `self.m(...)`."""
-    if isinstance(call.func, cst.Name):
-        body = ctx.module.body
-    elif m.matches(call.func, m.Attribute(value=m.Name("self"))):
-        cls = next((a for a in ctx.ancestors(call) if isinstance(a, cst.ClassDef)), None)
-        body = cls.body.body if cls is not None else ()
-    else:
-        return None
-    name = callee(call)
-    return next((d for d in body if isinstance(d, cst.FunctionDef) and d.name.value == name), None)
-
-
-def _swappable(a: cst.BaseExpression, b: cst.BaseExpression, ctx: Context) -> bool:
-    if ctx.code(a).strip() == ctx.code(b).strip() or isinstance(a, cst.Lambda) or isinstance(b, cst.Lambda):
-        return False
-    if _last_name(a) in _NOT_DATA or _last_name(b) in _NOT_DATA:
-        return False
-    if is_literal(a) != is_literal(b):
-        return False
-    numeric = (cst.Integer, cst.Float, cst.UnaryOperation)
-    return not is_literal(a) or (isinstance(a, numeric) and isinstance(b, numeric))
 
 
 def _unwrapped(node: cst.Call, ctx: Context) -> cst.BaseExpression | None:
@@ -266,7 +115,7 @@ def _unwrapped(node: cst.Call, ctx: Context) -> cst.BaseExpression | None:
         return args[0].value if name in _UNWRAP_FUNCTIONS and args else None
     if name in _ARRAY_CLAMPS:
         return _clamped(node, args)
-    if not _is_module_call(node, ctx) and _is_method_form(name, args):
+    if not _is_imported_function_call(node, ctx) and _is_method_form(name, args):
         return node.func.value
     return args[0].value if name in _UNWRAP_FUNCTIONS and args else None
 
@@ -325,7 +174,7 @@ class UnwrapCall(Mutator):
             return  # the result is unused: dropping the call is `beyond/delete-call`
         value = _unwrapped(node, ctx)
         if value is not None:
-            yield parenthesized(value, node, ctx)
+            yield _parenthesized(value, node, ctx)
 
 
 class SiblingCall(Mutator):
@@ -404,4 +253,3 @@ class SiblingKeyword(Mutator):
         sibling = _KEYWORD_SIBLINGS.get(node.keyword.value, {}).get(text[1:-1])
         if sibling is not None:
             yield node.with_changes(value=node.value.with_changes(value=quote + sibling + quote))
-
