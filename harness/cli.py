@@ -20,8 +20,9 @@ from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness import config, terminal
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.store import Store
+from bugsmith.mutators.family import Family
 
-FAMILIES = click.Choice(["shape", "window", "leakage", "scheduling", "metric", "classic", "beyond"])
+FAMILIES = click.Choice([family.value for family in Family])
 INTERNAL_ERROR = 4
 INTERRUPTED = 130
 

@@ -27,7 +27,7 @@ def test_every_package_folder_is_declared_and_mapped() -> None:
     found = set()
     for folder, name in FOLDERS.items():
         for path in (REPO / folder).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
+            if path.is_file() and not any(p.startswith((".", "__pycache__")) for p in path.parts):
                 parts = path.parent.relative_to(REPO / folder).parts
                 found.add(".".join((name, *parts)))
     assert set(setuptools["packages"]) == found
