@@ -10,7 +10,7 @@ __all__ = ["run"]
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.worker`)
+    # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.child.worker`)
     # do not import the whole pipeline.
     if name == "run":
         from bugsmith.harness.runner import run

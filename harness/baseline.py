@@ -6,7 +6,7 @@ coverage, on every core at once. The workers collect the suite once for both job
 run pays for one collection per core instead of an extra interpreter that imports and
 collects everything again. Executors without a fork server run it in its own interpreter
 (`python -m bugsmith.harness.baseline`). Lines that run at import time are not tied to any test in
-either way (harness.selection gives their mutants every test that runs their file). A red
+either way (harness.job_plan gives their mutants every test that runs their file). A red
 baseline stops the run: with a failing suite, every verdict would be meaningless.
 """
 
@@ -14,22 +14,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import coverage
-import pytest
 
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, protocol_streams
-from bugsmith.harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.interpreter import module_command
 
 TASK = {"kind": "baseline"}
@@ -59,54 +53,6 @@ class Baseline:
         )
 
 
-class _Contexts:
-    """Name coverage's dynamic context after the running test, so lines map to tests."""
-
-    def __init__(self, cov: coverage.Coverage) -> None:
-        self.cov = cov
-        self.collected: list[pytest.Item] = []
-        self.collect_errors: list[str] = []
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collect_errors.append(collect_error(report))
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collected = list(session.items)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-        self.cov.switch_context(item.nodeid)
-        yield
-        self.cov.switch_context("")
-
-
-def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
-    sources = frozenset(setup.sources)
-    cov = coverage.Coverage(data_file=None, include=list(sources), config_file=False)
-    recorder = Recorder(sources)
-    contexts = _Contexts(cov)
-    cov.start()
-    try:
-        code = pytest.main(
-            [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts, StateOutsideTheTree(setup.root)],
-        )
-    finally:
-        cov.stop()
-    return {
-        "exit_code": int(code),
-        "collect_errors": contexts.collect_errors,
-        "tests": [
-            {"id": item.nodeid, "file": item.location[0], "duration": recorder.durations.get(item.nodeid, 0.0)}
-            for item in contexts.collected
-        ],
-        "failed": [{"id": r.id, "message": _failure_line(r.exception, r.message)}
-                   for r in recorder.results.values() if r.outcome == "failed"],
-        "lines": _lines_by_test(cov, setup.root),
-    }
-
-
 def chunk_jobs(tests: Sequence[str], workers: int) -> list[Job]:
     """Jobs that run the suite in runs of consecutive tests of one file (module fixtures are
     set up once per run), about CHUNKS_PER_WORKER per worker."""
@@ -124,48 +70,6 @@ def chunk_jobs(tests: Sequence[str], workers: int) -> list[Job]:
 
 def _file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
-
-
-def ready_coverage(setup: WorkerSetup) -> coverage.Coverage:
-    """A Coverage for the files under mutation, started and stopped once in the fork server.
-
-    Its first start works out which files to trace (some 45 ms with scientific libraries
-    loaded); started again in a forked child, it only installs its tracer (0.3 ms).
-    """
-    cov = coverage.Coverage(data_file=None, include=list(setup.sources), config_file=False)
-    cov.start()
-    cov.stop()
-    return cov
-
-
-def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: coverage.Coverage, root: str,
-                      report: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Run `items` under `cov` (from `ready_coverage`, in a forked worker child) with one
-    context per test: report each test's result as it ends; return the lines each test ran."""
-    results = []
-    cov.start()
-    try:
-        for position, item in enumerate(items):
-            cov.switch_context(item.nodeid)
-            following = items[position + 1] if position + 1 < len(items) else None
-            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
-            cov.switch_context("")
-            result = recorder.results.get(item.nodeid)
-            if result is not None:
-                results.append(result.to_dict())
-                report({"result": result.to_dict()})
-    finally:
-        cov.stop()
-    return {"results": results, "lines": _lines_by_test(cov, root)}
-
-
-def _lines_by_test(cov: coverage.Coverage, root: str) -> dict[str, dict[str, list[str]]]:
-    data = cov.get_data()
-    found = {}
-    for path in data.measured_files():
-        by_line = {str(n): [c for c in contexts if c] for n, contexts in data.contexts_by_lineno(path).items()}
-        found[os.path.relpath(path, root)] = {n: ids for n, ids in by_line.items() if ids}
-    return found
 
 
 def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict]], started: float) -> Baseline:
@@ -218,7 +122,7 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     started = time.monotonic()
     fields = asdict(setup)
     process = subprocess.run(
-        module_command("bugsmith.harness.baseline"),
+        module_command("bugsmith.harness.child.coverage_run"),
         input=json.dumps(fields).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=setup.root, env=env, check=False,
     )
@@ -237,14 +141,3 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     )
 
 
-def main() -> int:
-    reader, writer = protocol_streams()
-    setup = WorkerSetup.from_dict(receive(reader) or {})
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
-    send(writer, _collect_in_this_process(setup))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """The Dask executor: the same jobs, sent in batches to a Dask cluster.
 
-Each thread of each Dask worker keeps one fork-server pool (harness.pool.ForkPool) for the
+Each thread of each Dask worker keeps one fork-server pool (harness.fork_pool.ForkPool) for the
 length of a run, so the suite is collected once per thread, not once per batch; a ForkPool
 serves one caller at a time, and a `dask worker` runs as many batches at once as it has
 threads. The pools hang off a worker plugin registered for this run only: unregistering it at
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import BugsmithError, ConfigError, HarnessError
-from bugsmith.harness.pool import ForkPool, OnVerdict
+from bugsmith.harness.fork_pool import ForkPool, OnVerdict
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
@@ -137,7 +137,7 @@ def run_batch(plugin: str, setup: dict[str, Any], control: dict[str, Any],
 
 
 class DaskExecutor:
-    """`control` then `run`, like harness.pool.ForkPool, on a Dask cluster."""
+    """`control` then `run`, like harness.fork_pool.ForkPool, on a Dask cluster."""
 
     def __init__(self, setup: WorkerSetup, *, address: Any = None, client: Any = None) -> None:
         self.setup = setup

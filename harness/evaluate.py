@@ -14,10 +14,10 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.pool import ForkPool, SubprocessPool
+from bugsmith.harness.fork_pool import ForkPool, SubprocessPool
 from bugsmith.harness.protocol import Job, Patch, Verdict, WorkerSetup
 from bugsmith.harness.runner import load_baseline, test_file_hashes
-from bugsmith.harness.selection import time_limit
+from bugsmith.harness.job_plan import time_limit
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 

@@ -28,7 +28,7 @@ from bugsmith.harness.outcome import Failure
 from bugsmith.harness.protocol import Verdict
 from bugsmith.harness.runner import test_file_hashes
 from bugsmith.harness.import_time import import_calls
-from bugsmith.harness.selection import CACHE_VERSION
+from bugsmith.harness.job_plan import CACHE_VERSION
 from bugsmith.harness.store import Store
 from bugsmith.harness.verdict import PROCESS_EXITS, failure_kind
 from bugsmith.mutators import registry

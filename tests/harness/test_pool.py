@@ -10,7 +10,7 @@ import pytest
 
 from bugsmith.harness.baseline import TASK, chunk_jobs, run_baseline
 from bugsmith.errors import BaselineError
-from bugsmith.harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
+from bugsmith.harness.fork_pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 from toyproject import CALC

@@ -24,11 +24,11 @@ from typing import IO, Any
 
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
 from bugsmith.errors import HarnessError
-from bugsmith.harness.isolated import verdict_of_output
+from bugsmith.harness.child.isolated import verdict_of_output
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, send
 from bugsmith.harness.tool_state import tool_env
 from bugsmith.harness.verdict import control_failure
-from bugsmith.harness.worker import FRESH_IMPORT_ALLOWANCE
+from bugsmith.harness.child.worker import FRESH_IMPORT_ALLOWANCE
 from bugsmith.harness.interpreter import module_command
 
 OnVerdict = Callable[[Job, Verdict], None]
@@ -93,7 +93,7 @@ class _Worker:
         self.log_path = log_dir / f"worker-{number}.log"
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                module_command("bugsmith.harness.worker"),
+                module_command("bugsmith.harness.child.worker"),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
                 cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
             )
@@ -344,7 +344,7 @@ class SubprocessPool:
         request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"
         started = time.monotonic()
         process = subprocess.Popen(
-            module_command("bugsmith.harness.isolated"), stdin=subprocess.PIPE,
+            module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
             env=worker_env(self.setup.root), start_new_session=True,
         )

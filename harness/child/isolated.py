@@ -1,6 +1,6 @@
 """Run one job in a fresh interpreter: the portable mode, and the path for import-time sites.
 
-Started as `python -m bugsmith.harness.isolated`, it reads {"setup", "job"} as one JSON line on stdin,
+Started as `python -m bugsmith.harness.child.isolated`, it reads {"setup", "job"} as one JSON line on stdin,
 installs an import hook that serves the mutated module from memory, runs only the selected
 tests (in the given order, stopping at the first failure, each within its time limit) and
 writes one Verdict line.
@@ -16,9 +16,9 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from bugsmith.harness.activation import install_finder
+from bugsmith.harness.child.activation import install_finder
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
+from bugsmith.harness.child.recorder import Recorder, collect_error, limit_memory, protocol_streams
 from bugsmith.harness.tool_state import StateOutsideTheTree
 
 

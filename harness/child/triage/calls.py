@@ -7,7 +7,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from bugsmith.harness.triage.values import same, short
+from bugsmith.harness.child.triage.values import same, short
 
 CALL_SECONDS = 2.0  # one call of the function under triage, original or mutant
 

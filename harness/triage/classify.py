@@ -16,14 +16,14 @@ from typing import Any
 from bugsmith.harness.config import RunOptions
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.pool import ForkPool, worker_env
+from bugsmith.harness.fork_pool import ForkPool, worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.runner import Progress
 from bugsmith.harness.store import Store
-from bugsmith.harness.triage.calls import CALL_SECONDS
+from bugsmith.harness.child.triage.calls import CALL_SECONDS
 from bugsmith.harness.triage.finding import KIND, Classification, Finding, stored_findings
 from bugsmith.harness.triage.recording import Budget, RecordedCall, record_calls, target_key
-from bugsmith.harness.triage.suggest import test_name
+from bugsmith.harness.child.triage.suggest import test_name
 from bugsmith.mutators.mutant import Mutant
 
 STARTUP_SECONDS = 15.0  # a child imports hypothesis and the problem's strategies

@@ -1,7 +1,7 @@
 """The child side of triage: replay the suite's calls on a mutant, then search for a witness.
 
 `perform` runs inside a forked, time- and memory-limited child of a fork-server worker (see
-harness.worker), after nothing else has been activated. It holds the original and the mutated
+harness.child.worker), after nothing else has been activated. It holds the original and the mutated
 code of the survivor's function and switches the live function objects between them, so both
 versions run in the same child on deep copies of the same input. It never raises: anything
 that goes wrong is a field of the dict it returns.
@@ -15,11 +15,11 @@ import time
 from types import CodeType, FunctionType
 from typing import Any
 
-from bugsmith.harness.activation import FunctionIndex, NeedsFreshImport, find_code, swap
+from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, find_code, swap
 from bugsmith.harness.protocol import Patch
-from bugsmith.harness.triage.calls import Result, call, difference
-from bugsmith.harness.triage.suggest import suggested_test
-from bugsmith.harness.triage.values import NotLiteral, same, short
+from bugsmith.harness.child.triage.calls import Result, call, difference
+from bugsmith.harness.child.triage.suggest import suggested_test
+from bugsmith.harness.child.triage.values import NotLiteral, same, short
 
 RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
 
@@ -81,7 +81,7 @@ def probe(task: dict[str, Any], toggle: Toggle) -> dict[str, Any]:
     found = replay(task, toggle, recorded)
     if found is not None:
         return {**found, "seconds": time.monotonic() - started}
-    from bugsmith.harness.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
+    from bugsmith.harness.child.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
 
     own = Entry(callee=task["function"], module=task["module"], function=toggle.function, strategy=None)
     candidates = entries(task["module"], task["function"], own, [(a, k) for _, a, k, _ in recorded])

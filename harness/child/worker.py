@@ -1,6 +1,6 @@
 """A long-lived worker: collect the suite once, then fork once per mutant.
 
-Started by the coordinator as `python -m bugsmith.harness.worker`; speaks JSON lines on stdin/stdout
+Started by the coordinator as `python -m bugsmith.harness.child.worker`; speaks JSON lines on stdin/stdout
 (harness.protocol). Inside pytest's run loop it never returns to pytest's own loop: it serves
 jobs. Each job runs in a forked child that swaps in the mutant's code, runs the selected,
 already-collected tests until the first failure, and writes its verdict to a pipe while this
@@ -24,10 +24,11 @@ import coverage
 import pytest
 
 from bugsmith.harness import baseline
-from bugsmith.harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
-from bugsmith.harness.isolated import verdict_of_output
+from bugsmith.harness.child import coverage_run
+from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from bugsmith.harness.child.isolated import verdict_of_output
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
+from bugsmith.harness.child.recorder import Recorder, collect_error, limit_memory, protocol_streams
 from bugsmith.harness.tool_state import StateOutsideTheTree
 from bugsmith.harness.interpreter import module_command
 
@@ -73,7 +74,7 @@ class ForkServer:
 
     def run(self, job: Job) -> Verdict:
         if job.task == baseline.TASK and self.coverage is None:
-            self.coverage = baseline.ready_coverage(self.setup)  # once here, not in every child
+            self.coverage = coverage_run.ready_coverage(self.setup)  # once here, not in every child
         read_end, write_end = os.pipe()
         started = time.monotonic()
         pid = os.fork()
@@ -112,7 +113,7 @@ class ForkServer:
             self._baseline(job, out)
             return
         if job.task is not None:  # survivor triage activates (and toggles) the mutant itself
-            from bugsmith.harness.triage.probe import perform
+            from bugsmith.harness.child.triage.probe import perform
 
             send(out, Verdict(mutant_id=job.mutant_id, findings=perform(job.task, self.index, job.patches)))
             return
@@ -145,7 +146,7 @@ class ForkServer:
         items = [self.items[test] for test in job.tests if test in self.items]
         missing = tuple(test for test in job.tests if test not in self.items)
         assert self.coverage is not None
-        found = baseline.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
+        found = coverage_run.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
                                            lambda m: send(out, m))
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(found["results"]), missing=missing,
                           findings={"lines": found["lines"]}))
@@ -156,7 +157,7 @@ def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) 
     take `collect_limit` seconds to start and collect (a mutant can hang the import)."""
     request = json.dumps({"setup": asdict(setup), "job": asdict(job), "collect_limit": collect_limit}).encode() + b"\n"
     completed = subprocess.run(
-        module_command("bugsmith.harness.isolated"),
+        module_command("bugsmith.harness.child.isolated"),
         input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         cwd=setup.root, check=False,
     )
