@@ -13,23 +13,19 @@ import re
 import selectors
 import signal
 import subprocess
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
 from bugsmith.errors import HarnessError
-from bugsmith.harness.child.isolated import verdict_of_output
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, send
-from bugsmith.harness.tool_state import tool_env
+from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.verdict import control_failure
-from bugsmith.harness.child.worker import FRESH_IMPORT_ALLOWANCE
-from bugsmith.harness.interpreter import module_command
+from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output, worker_env
 
 OnVerdict = Callable[[Job, Verdict], None]
 Prepare = Callable[[Job], Job]
@@ -68,23 +64,6 @@ def confirm_timeout(job: Job) -> Job:
     )
 
 
-def worker_env(root: str | Path) -> dict[str, str]:
-    """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
-    hangs otherwise), no bytecode or tool caches written into the user's tree, stable hashing."""
-    env = dict(os.environ)
-    env.update(tool_env(root))
-    env.update(
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-        NUMEXPR_NUM_THREADS="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        BUGSMITH_MUTANT_RUN="1",  # lets a suite skip work that only helps humans (shrinking)
-    )
-    return env
-
-
 class _Worker:
     """One fork-server process, with the jobs sent to it in order (the first one is running)."""
 
@@ -107,13 +86,13 @@ class _Worker:
 
     def wait_ready(self) -> list[tuple[str, str]]:
         """The collected tests, as (id, file) in collection order."""
-        message = self._next_message()
-        if message is None:
+        ready = self._next_message()
+        if ready is None:
             raise HarnessError(f"a worker died while collecting the tests: {self._last_words()} "
                                f"(see {self.log_path})")
-        if "error" in message:
-            raise HarnessError(f"a worker could not collect the tests: {message['error']}")
-        return list(zip(message["tests"], message["files"]))
+        if ready.error is not None:
+            raise HarnessError(f"a worker could not collect the tests: {ready.error}")
+        return list(zip(ready.tests, ready.files))
 
     def _last_words(self) -> str:
         """The error that ended the worker: the last exception line of its log (a traceback's
@@ -127,17 +106,17 @@ class _Worker:
         errors = [line for line in stripped if _EXCEPTION_LINE.match(line)]
         return (errors or [f"exit status {self.process.returncode}"])[-1][:300]
 
-    def _next_message(self) -> dict[str, Any] | None:
+    def _next_message(self) -> Ready | None:
         while b"\n" not in self._buffer:
             chunk = os.read(self.stdout.fileno(), 1 << 16)
             if not chunk:
                 return None
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        return Ready.from_dict(json.loads(line))
 
-    def read(self) -> list[dict[str, Any]] | None:
-        """The whole messages that arrived (call when readable); None once the worker is gone.
+    def read(self) -> list[Verdict] | None:
+        """The verdicts that arrived whole (call when readable); None once the worker is gone.
 
         Raw reads: a buffered readline could swallow a second verdict that select never
         announces again.
@@ -147,11 +126,11 @@ class _Worker:
             return None
         self._buffer += chunk
         *lines, self._buffer = self._buffer.split(b"\n")
-        return [json.loads(line) for line in lines if line]
+        return [Verdict.from_dict(json.loads(line)) for line in lines if line]
 
     def offer(self, job: Job) -> bool:
         """Send `job` unless it would wait behind another and not fit in the pipe meanwhile."""
-        data = json.dumps({"job": asdict(job)}).encode() + b"\n"
+        data = encode(job)
         if self.jobs and len(data) > PIPE_ROOM:
             return False
         if not self.jobs:
@@ -273,8 +252,8 @@ class ForkPool:
                 if messages is None:
                     self._lost(worker, selector, pending, on_verdict, "the worker process died")
                     continue
-                for message in messages:
-                    self._settle(worker.finished(), Verdict.from_dict(message), pending, on_verdict)
+                for verdict in messages:
+                    self._settle(worker.finished(), verdict, pending, on_verdict)
             for worker in [w for w in self.workers if w.overdue()]:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
@@ -341,7 +320,7 @@ class SubprocessPool:
         return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
 
     def _one(self, job: Job) -> Verdict:
-        request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"
+        request = encode(FreshRequest(setup=self.setup, job=job))
         started = time.monotonic()
         process = subprocess.Popen(
             module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,

@@ -22,7 +22,8 @@ from bugsmith.harness.baseline import Baseline, run_baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.outcome import Outcome, RunResult, Status
-from bugsmith.harness.fork_pool import ForkPool, SubprocessPool, worker_env
+from bugsmith.harness.fork_pool import ForkPool, SubprocessPool
+from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.job_plan import (
     cache_key,

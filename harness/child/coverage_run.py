@@ -1,8 +1,8 @@
 """The child half of the baseline: the suite under coverage, with one coverage context per test.
 
-In a fork-server worker (harness.child.worker) the coverage is started once and each chunk of
-tests runs under it in a forked child (`ready_coverage`, `run_with_coverage`). Executors
-without a fork server run the whole suite once in a fresh interpreter:
+In a fork-server worker (harness.child.worker) coverage is set up once and each chunk of tests
+runs under it in a forked child (`ready_coverage`, `run_with_coverage`). Executors without a
+fork server run the whole suite once in a fresh interpreter instead:
 `python -m bugsmith.harness.child.coverage_run`. The coordinator half is harness.baseline.
 """
 
@@ -16,9 +16,11 @@ from typing import Any
 import coverage
 import pytest
 
-from bugsmith.harness.baseline import _failure_line
-from bugsmith.harness.protocol import WorkerSetup, receive, send
-from bugsmith.harness.child.recorder import Recorder, collect_error, protocol_streams
+from bugsmith.harness.child.recorder import Recorder
+from bugsmith.harness.child.session import CollectErrors, enter_project, protocol_streams
+from bugsmith.harness.interpreter import SuiteCoverage
+from bugsmith.harness.protocol import TestResult, WorkerSetup, receive, send
+from bugsmith.harness.tasks import Coverage
 from bugsmith.harness.tool_state import StateOutsideTheTree
 
 
@@ -28,11 +30,6 @@ class _Contexts:
     def __init__(self, cov: coverage.Coverage) -> None:
         self.cov = cov
         self.collected: list[pytest.Item] = []
-        self.collect_errors: list[str] = []
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collect_errors.append(collect_error(report))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collected = list(session.items)
@@ -44,30 +41,28 @@ class _Contexts:
         self.cov.switch_context("")
 
 
-def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
+def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
     sources = frozenset(setup.sources)
     cov = coverage.Coverage(data_file=None, include=list(sources), config_file=False)
     recorder = Recorder(sources)
     contexts = _Contexts(cov)
+    errors = CollectErrors()
     cov.start()
     try:
         code = pytest.main(
             [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts, StateOutsideTheTree(setup.root)],
+            plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.root)],
         )
     finally:
         cov.stop()
-    return {
-        "exit_code": int(code),
-        "collect_errors": contexts.collect_errors,
-        "tests": [
-            {"id": item.nodeid, "file": item.location[0], "duration": recorder.durations.get(item.nodeid, 0.0)}
-            for item in contexts.collected
-        ],
-        "failed": [{"id": r.id, "message": _failure_line(r.exception, r.message)}
-                   for r in recorder.results.values() if r.outcome == "failed"],
-        "lines": _lines_by_test(cov, setup.root),
-    }
+    return SuiteCoverage(
+        exit_code=int(code),
+        collect_errors=tuple(errors.errors),
+        tests=tuple((item.nodeid, item.location[0], recorder.durations.get(item.nodeid, 0.0))
+                    for item in contexts.collected),
+        failed=tuple(r for r in recorder.results.values() if r.outcome == "failed"),
+        coverage=_lines_by_test(cov, setup.root),
+    )
 
 
 def ready_coverage(setup: WorkerSetup) -> coverage.Coverage:
@@ -83,9 +78,10 @@ def ready_coverage(setup: WorkerSetup) -> coverage.Coverage:
 
 
 def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: coverage.Coverage, root: str,
-                      report: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+                      report: Callable[[TestResult], None]) -> tuple[tuple[TestResult, ...], Coverage]:
     """Run `items` under `cov` (from `ready_coverage`, in a forked worker child) with one
-    context per test: report each test's result as it ends; return the lines each test ran."""
+    context per test: report each test's result as it ends; return the results and the lines
+    each test ran."""
     results = []
     cov.start()
     try:
@@ -96,31 +92,31 @@ def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: cov
             cov.switch_context("")
             result = recorder.results.get(item.nodeid)
             if result is not None:
-                results.append(result.to_dict())
-                report({"result": result.to_dict()})
+                results.append(result)
+                report(result)
     finally:
         cov.stop()
-    return {"results": results, "lines": _lines_by_test(cov, root)}
+    return tuple(results), _lines_by_test(cov, root)
 
 
-def _lines_by_test(cov: coverage.Coverage, root: str) -> dict[str, dict[str, list[str]]]:
+def _lines_by_test(cov: coverage.Coverage, root: str) -> Coverage:
     data = cov.get_data()
     found = {}
     for path in data.measured_files():
-        by_line = {str(n): [c for c in contexts if c] for n, contexts in data.contexts_by_lineno(path).items()}
+        by_line = {n: tuple(c for c in contexts if c) for n, contexts in data.contexts_by_lineno(path).items()}
         found[os.path.relpath(path, root)] = {n: ids for n, ids in by_line.items() if ids}
-    return found
+    return Coverage(lines=found)
 
 
 def main() -> int:
     reader, writer = protocol_streams()
-    setup = WorkerSetup.from_dict(receive(reader) or {})
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
+    setup = receive(reader, WorkerSetup.from_dict)
+    if setup is None:
+        return 1  # the coordinator went away before it asked anything
+    enter_project(setup)
     send(writer, _collect_in_this_process(setup))
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -12,7 +12,6 @@ import base64
 import dis
 import hashlib
 import inspect
-import os
 import pickle
 import sys
 from collections import defaultdict
@@ -22,10 +21,11 @@ from typing import Any
 import pytest
 
 from bugsmith.harness.child.activation import index_functions
-from bugsmith.harness.protocol import WorkerSetup, receive, send
-from bugsmith.harness.child.recorder import limit_memory, protocol_streams
+from bugsmith.harness.child.session import enter_project, limit_memory, protocol_streams, suite_arguments
+from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, target_key
+from bugsmith.harness.protocol import receive, send
+from bugsmith.harness.tasks import Budget, RecordedCall
 from bugsmith.harness.tool_state import StateOutsideTheTree
-from bugsmith.harness.triage.recording import Budget, Target, target_key
 
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -38,7 +38,7 @@ class CallRecorder:
         self.targets = targets
         self.budget = budget
         self.codes: dict[CodeType, str] = {}
-        self.calls: dict[str, list[dict[str, str]]] = defaultdict(list)
+        self.calls: dict[str, list[RecordedCall]] = defaultdict(list)
         self._pending: dict[int, tuple[str, bytes]] = {}
         self._seen: set[str] = set()
         self._bytes = 0
@@ -74,7 +74,7 @@ class CallRecorder:
     def _wanted(self, key: str) -> bool:
         calls = self.calls[key]
         return len(calls) < self.budget.calls_per_function and sum(
-            c["test"] == self._test for c in calls[-self.budget.calls_per_test:]) < self.budget.calls_per_test
+            c.test == self._test for c in calls[-self.budget.calls_per_test:]) < self.budget.calls_per_test
 
     def _start(self, frame: FrameType, key: str) -> None:
         try:
@@ -95,7 +95,7 @@ class CallRecorder:
             return
         self._seen.add(digest)
         self._bytes += size
-        self.calls[key].append({"test": self._test, "args": _text(args), "result": _text(result)})
+        self.calls[key].append(RecordedCall(test=self._test, args=_text(args), result=_text(result)))
 
 
 def arguments(frame: FrameType) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -121,15 +121,14 @@ def _text(blob: bytes) -> str:
 
 def main() -> int:
     reader, writer = protocol_streams()
-    request = receive(reader) or {}
-    setup = WorkerSetup.from_dict(request["setup"])
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
-    limit_memory(setup.memory_limit_mb)
-    plugin = CallRecorder({tuple(t) for t in request["targets"]}, Budget(**request["budget"]))
-    pytest.main([*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths],
-                 plugins=[plugin, StateOutsideTheTree(setup.root)])
-    send(writer, {"calls": plugin.calls})
+    request = receive(reader, RecordingRequest.from_dict)
+    if request is None:
+        return 1  # the coordinator went away before it asked anything
+    enter_project(request.setup)
+    limit_memory(request.setup.memory_limit_mb)
+    plugin = CallRecorder(set(request.targets), request.budget)
+    pytest.main(suite_arguments(request.setup), plugins=[plugin, StateOutsideTheTree(request.setup.root)])
+    send(writer, Recorded(calls={key: tuple(calls) for key, calls in plugin.calls.items()}))
     return 0
 
 
