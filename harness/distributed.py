@@ -1,9 +1,9 @@
 """The Dask executor: the same jobs, sent in batches to a Dask cluster.
 
-Each thread of each Dask worker keeps one fork-server pool (harness.fork_pool.ForkPool) for the
-length of a run, so the suite is collected once per thread, not once per batch; a ForkPool
-serves one caller at a time, and a `dask worker` runs as many batches at once as it has
-threads. The pools hang off a worker plugin registered for this run only: unregistering it at
+The `dask` row of harness.executor's table. Each thread of each Dask worker keeps one
+fork-server pool (harness.fork_pool.ForkPool) for the length of a run, so the suite is
+collected once per thread, not once per batch; a ForkPool serves one caller at a time, and a
+`dask worker` runs as many batches at once as it has threads. The pools hang off a worker plugin registered for this run only: unregistering it at
 the end of the run (or closing the worker) stops them, and the next run collects fresh code.
 
 The project must be at the same path on every machine (a shared or identical checkout): a job
@@ -28,13 +28,16 @@ import os
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import BugsmithError, ConfigError, HarnessError
-from bugsmith.harness.fork_pool import ForkPool, OnVerdict
+from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.executor import ExecutorFactory, OnVerdict, Prepare, executor_factory
+from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
@@ -56,16 +59,16 @@ def _distributed() -> Any:
     return distributed
 
 
-def dask_executor(scheduler: str | None) -> Callable[[WorkerSetup, Any], DaskExecutor]:
-    """An executor factory for `harness.run` that connects to `scheduler` (tcp://host:8786)."""
+def dask_executor(scheduler: str | None) -> ExecutorFactory:
+    """An executor factory for `harness.run` that connects to `scheduler` (tcp://host:8786).
+
+    Checks at once, before anything starts, that Dask is installed and a scheduler given; the
+    executor itself comes from harness.executor's table, like every other.
+    """
     _distributed()
     if not scheduler:
         raise ConfigError("--executor dask needs --scheduler tcp://HOST:8786")
-
-    def factory(setup: WorkerSetup, options: Any) -> DaskExecutor:
-        return DaskExecutor(setup, address=scheduler)
-
-    return factory
+    return executor_factory("dask", scheduler)
 
 
 class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
@@ -149,7 +152,8 @@ def run_batch(plugin: str, setup: WorkerSetup, control: Control, jobs: list[Job]
 
 
 class DaskExecutor:
-    """`control` then `run`, like harness.fork_pool.ForkPool, on a Dask cluster."""
+    """An Executor (harness.executor) on a Dask cluster: `control` then `run`, like the local
+    fork pool, with one fork-server pool per thread of every Dask worker."""
 
     def __init__(self, setup: WorkerSetup, *, address: Any = None, client: Any = None) -> None:
         self.setup = setup
@@ -187,13 +191,18 @@ class DaskExecutor:
         if self._owns_client:
             self._client.close()
 
+    def baseline(self) -> Baseline:
+        """The suite once in a fresh interpreter on this machine, which has the same checkout: a
+        run that needs a baseline has no pool on the cluster yet to share it with."""
+        return run_baseline(self.setup, worker_env(self.setup.root))
+
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Remember the control run for every pool, and prove it passes on one worker now."""
         self._control = Control(tests=tuple(tests), timeout=timeout)
         future = self._client.submit(run_batch, self._plugin, self.setup, self._control, [], pure=False)
         _result(future)
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Any = None) -> None:
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         """`prepare` (adaptive test order) is ignored: batches are formed before they run."""
         distributed = _distributed()
         futures = {

@@ -1,8 +1,10 @@
-"""The local executor: a pool of fork-server workers (or fresh interpreters) on this machine.
+"""The default executor: a pool of fork-server workers on this machine (harness.executor).
 
-The coordinator keeps each worker one job ahead (the next job waits in its pipe) and collects
-verdicts as they come. A worker that dies is replaced and its running job retried once; a job
-that kills two workers gets a verdict that says so. Nothing here decides a status: that is harness.verdict's job.
+Each worker (`python -m bugsmith.harness.child.worker`) imports and collects the suite once,
+then forks once per job. The coordinator keeps each worker one job ahead (the next job waits in
+its pipe) and collects verdicts as they come. A worker that dies is replaced and its running
+job retried once; a job that kills two workers gets a verdict that says so. Nothing here
+decides a status: that is harness.verdict's job.
 """
 
 from __future__ import annotations
@@ -15,53 +17,21 @@ import signal
 import subprocess
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
 from bugsmith.errors import HarnessError
+from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
+from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
+from bugsmith.harness.interpreter import module_command, worker_env
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.verdict import control_failure
-from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output, worker_env
-
-OnVerdict = Callable[[Job, Verdict], None]
-Prepare = Callable[[Job], Job]
-STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large suite
-SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
-
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
-TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
-# A process that had the CPU for at least this share of its wall time was running, not
-# waiting for a core: its timeout stands without a second run.
-BUSY_SHARE = 0.5
-
-
-def needs_confirmation(verdict: Verdict) -> bool:
-    """Whether a timeout may be the machine's fault rather than the mutant's.
-
-    A test gets `factor x its baseline time + base` seconds. Had it been given at least half a
-    core it would have needed over 1.5x its baseline CPU time to run out of that, so a timeout
-    with a busy process is the mutant looping (or doing more work), and only a starved, sleeping
-    or blocked one deserves the second, longer run. Without a CPU figure, always confirm.
-    """
-    return verdict.cpu is None or verdict.cpu < BUSY_SHARE * verdict.elapsed
-
-
-def confirm_timeout(job: Job) -> Job:
-    """The same job with a longer limit: a loaded machine must not turn slow tests into
-    timeouts, while a mutant that loops forever costs only one more, longer wait."""
-    return replace(
-        job,
-        timeout=job.timeout * TIMEOUT_CONFIRMATION,
-        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in job.limits),
-    )
 
 
 class _Worker:
@@ -247,13 +217,13 @@ class ForkPool:
                 while pending and len(worker.jobs) < depth and worker.offer(prepare(pending[0])):
                     pending.popleft()
             for key, _ in selector.select(timeout=5.0):
-                worker: _Worker = key.data
-                messages = worker.read()
+                ready: _Worker = key.data
+                messages = ready.read()
                 if messages is None:
-                    self._lost(worker, selector, pending, on_verdict, "the worker process died")
+                    self._lost(ready, selector, pending, on_verdict, "the worker process died")
                     continue
                 for verdict in messages:
-                    self._settle(worker.finished(), verdict, pending, on_verdict)
+                    self._settle(ready.finished(), verdict, pending, on_verdict)
             for worker in [w for w in self.workers if w.overdue()]:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
@@ -289,48 +259,3 @@ class ForkPool:
         self.workers[self.workers.index(worker)] = fresh
         selector.register(fresh.stdout, selectors.EVENT_READ, fresh)
         return fresh
-
-
-class SubprocessPool:
-    """The portable mode: every job in a fresh interpreter, `jobs` at a time."""
-
-    def __init__(self, setup: WorkerSetup, jobs: int) -> None:
-        self.setup = setup
-        self.size = jobs
-
-    def __enter__(self) -> SubprocessPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def control(self, tests: Sequence[str], timeout: float) -> None:
-        reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
-        if reason:
-            raise HarnessError(f"the control run of unmutated code failed in a fresh interpreter: {reason}")
-
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
-        prepared = [(prepare or (lambda job: job))(job) for job in jobs]
-        with ThreadPoolExecutor(max_workers=self.size) as threads:
-            for job, verdict in zip(prepared, threads.map(self._confirmed, prepared)):
-                on_verdict(job, verdict)
-
-    def _confirmed(self, job: Job) -> Verdict:
-        verdict = self._one(job)
-        return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
-
-    def _one(self, job: Job) -> Verdict:
-        request = encode(FreshRequest(setup=self.setup, job=job))
-        started = time.monotonic()
-        process = subprocess.Popen(
-            module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env=worker_env(self.setup.root), start_new_session=True,
-        )
-        try:
-            out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
-        return verdict_of_output(job, out, process.returncode, elapsed=time.monotonic() - started)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 from bugsmith.harness.tasks import Findings, Task, findings_from_dict, task_from_dict
 
@@ -216,12 +216,12 @@ def encode(message: Message) -> bytes:
     return json.dumps(message.to_dict()).encode() + b"\n"
 
 
-def send(stream: BinaryIO, message: Message) -> None:
+def send(stream: IO[bytes], message: Message) -> None:
     stream.write(encode(message))
     stream.flush()
 
 
-def receive(stream: BinaryIO, decode: Callable[[dict[str, Any]], M]) -> M | None:
+def receive(stream: IO[bytes], decode: Callable[[dict[str, Any]], M]) -> M | None:
     """The next message, read with the record's own `from_dict`; None at the end of the stream."""
     line = stream.readline()
     if not line:

@@ -7,6 +7,8 @@ without reporting is an error with the reason, not a kill by exit code.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bugsmith.harness.outcome import Failure, Outcome, Status
 from bugsmith.harness.protocol import Job, TestResult, Verdict
 
@@ -22,7 +24,7 @@ def failure_kind(result: TestResult) -> Failure:
 
 
 def outcome_of(job: Job, verdict: Verdict) -> Outcome:
-    common = {
+    common: dict[str, Any] = {
         "mutant_id": job.mutant_id,
         "covered_by": job.tests,
         "tests_run": len(verdict.results),

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.executor import open_executor
 from bugsmith.harness.interpreter import target_key, worker_env
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -135,8 +135,10 @@ def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivo
             progress(Progress(done=len(found), total=len(probes), counts=dict(counts),
                               elapsed=time.monotonic() - started, stage="triage"))
 
-    log_dir = options.root / ".bugsmith" / "logs"
-    with ForkPool(setup, max(1, min(options.jobs, len(probes))), log_dir) as pool:
+    # Always the fork pool, whatever the run's isolation: a probe swaps the survivor's code in and
+    # out of live functions, which only a fork-server worker's child holds.
+    workers = replace(options, jobs=max(1, min(options.jobs, len(probes))))
+    with open_executor("fork", setup, workers) as pool:
         pool.run(probes, on_probe)
         checks = [job for m in survivors for job in _check_jobs(options, last, m, found[m.id])]
         checked: dict[str, Checked] = {}

@@ -79,6 +79,9 @@ class KillDuringControl:
             finished.set()
             thread.join()
 
+    def baseline(self):
+        return self.inner.baseline()
+
     def run(self, jobs, on_verdict, prepare=None) -> None:
         self.inner.run(jobs, on_verdict, prepare)
 

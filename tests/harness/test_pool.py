@@ -10,7 +10,8 @@ import pytest
 
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
 from bugsmith.errors import BaselineError
-from bugsmith.harness.fork_pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation
+from bugsmith.harness.executor import TIMEOUT_CONFIRMATION, needs_confirmation
+from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.tasks import CoverageTask

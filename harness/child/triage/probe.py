@@ -79,8 +79,7 @@ def probe(task: ProbeTask, index: FunctionIndex, patches: tuple[Patch, ...]) -> 
 
 def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     started = time.monotonic()
-    recorded = [_unpickled(c) for c in task.calls]
-    recorded = [c for c in recorded if c is not None]
+    recorded = [c for c in map(_unpickled, task.calls) if c is not None]
     found = replay(task, toggle, recorded)
     if found is not None:
         return replace(found, seconds=time.monotonic() - started)
