@@ -14,7 +14,7 @@ from bugsmith import harness
 from clock import cpu_seconds
 from bugsmith.harness.config import RunOptions, resolve
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.runner import local_executor
+from bugsmith.harness.executor import local_executor
 
 _RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
 

@@ -2,6 +2,11 @@
 
 The library API: `bugsmith.harness.run(options) -> RunResult`, with options from
 `bugsmith.harness.config.resolve(...)`.
+
+Two rooms: this package is the coordinator (plans, stores, scores and reports, and runs jobs
+on an Executor, harness.executor); `harness.child` is everything that runs inside the
+interpreters the coordinator starts. They share only harness.protocol, harness.tasks,
+harness.interpreter and harness.tool_state.
 """
 
 from typing import Any
@@ -10,7 +15,7 @@ __all__ = ["run"]
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.worker`)
+    # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.child.worker`)
     # do not import the whole pipeline.
     if name == "run":
         from bugsmith.harness.runner import run

@@ -5,34 +5,28 @@ into chunks of consecutive tests of one file, and each chunk runs in a forked ch
 coverage, on every core at once. The workers collect the suite once for both jobs, so a cold
 run pays for one collection per core instead of an extra interpreter that imports and
 collects everything again. Executors without a fork server run it in its own interpreter
-(`python -m bugsmith.harness.baseline`). Lines that run at import time are not tied to any test in
-either way (harness.selection gives their mutants every test that runs their file). A red
-baseline stops the run: with a failing suite, every verdict would be meaningless.
+(`python -m bugsmith.harness.child.coverage_run`, the child half of the baseline). Lines that run
+at import time are not tied to any test in either way (harness.job_plan gives their mutants
+every test that runs their file). A red baseline stops the run: with a failing suite, every
+verdict would be meaningless.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-import coverage
-import pytest
-
 from bugsmith.errors import BaselineError
+from bugsmith.harness.interpreter import SuiteCoverage, module_command
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, protocol_streams
-from bugsmith.harness.tool_state import StateOutsideTheTree
-from bugsmith.harness.interpreter import module_command
+from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
+from bugsmith.harness.tasks import Coverage, CoverageTask, LineMap
 
-TASK = {"kind": "baseline"}
 CHUNKS_PER_WORKER = 8  # enough that no core idles long behind one slow chunk, few enough forks
 CHUNK_LIMIT = 3600.0  # seconds: a backstop for a suite that hangs, not a verdict
 
@@ -40,7 +34,7 @@ CHUNK_LIMIT = 3600.0  # seconds: a backstop for a suite that hangs, not a verdic
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Baseline:
     tests: tuple[TestInfo, ...]  # in collection order
-    lines: dict[str, dict[int, tuple[str, ...]]]  # file (relative) -> line -> covering tests
+    lines: LineMap  # file (relative) -> line -> covering tests
     duration: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,54 +53,6 @@ class Baseline:
         )
 
 
-class _Contexts:
-    """Name coverage's dynamic context after the running test, so lines map to tests."""
-
-    def __init__(self, cov: coverage.Coverage) -> None:
-        self.cov = cov
-        self.collected: list[pytest.Item] = []
-        self.collect_errors: list[str] = []
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collect_errors.append(collect_error(report))
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collected = list(session.items)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-        self.cov.switch_context(item.nodeid)
-        yield
-        self.cov.switch_context("")
-
-
-def _collect_in_this_process(setup: WorkerSetup) -> dict[str, Any]:
-    sources = frozenset(setup.sources)
-    cov = coverage.Coverage(data_file=None, include=list(sources), config_file=False)
-    recorder = Recorder(sources)
-    contexts = _Contexts(cov)
-    cov.start()
-    try:
-        code = pytest.main(
-            [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts, StateOutsideTheTree(setup.root)],
-        )
-    finally:
-        cov.stop()
-    return {
-        "exit_code": int(code),
-        "collect_errors": contexts.collect_errors,
-        "tests": [
-            {"id": item.nodeid, "file": item.location[0], "duration": recorder.durations.get(item.nodeid, 0.0)}
-            for item in contexts.collected
-        ],
-        "failed": [{"id": r.id, "message": _failure_line(r.exception, r.message)}
-                   for r in recorder.results.values() if r.outcome == "failed"],
-        "lines": _lines_by_test(cov, setup.root),
-    }
-
-
 def chunk_jobs(tests: Sequence[str], workers: int) -> list[Job]:
     """Jobs that run the suite in runs of consecutive tests of one file (module fixtures are
     set up once per run), about CHUNKS_PER_WORKER per worker."""
@@ -118,7 +64,8 @@ def chunk_jobs(tests: Sequence[str], workers: int) -> list[Job]:
             chunks.append([test])
         else:
             last.append(test)
-    return [replace(Job.unmutated(f"baseline-{n}", tuple(chunk), CHUNK_LIMIT), task=TASK, stop_on_failure=False)
+    return [replace(Job.unmutated(f"baseline-{n}", tuple(chunk), CHUNK_LIMIT), task=CoverageTask(),
+                    stop_on_failure=False)
             for n, chunk in enumerate(chunks)]
 
 
@@ -126,55 +73,12 @@ def _file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
 
-def ready_coverage(setup: WorkerSetup) -> coverage.Coverage:
-    """A Coverage for the files under mutation, started and stopped once in the fork server.
-
-    Its first start works out which files to trace (some 45 ms with scientific libraries
-    loaded); started again in a forked child, it only installs its tracer (0.3 ms).
-    """
-    cov = coverage.Coverage(data_file=None, include=list(setup.sources), config_file=False)
-    cov.start()
-    cov.stop()
-    return cov
-
-
-def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: coverage.Coverage, root: str,
-                      report: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """Run `items` under `cov` (from `ready_coverage`, in a forked worker child) with one
-    context per test: report each test's result as it ends; return the lines each test ran."""
-    results = []
-    cov.start()
-    try:
-        for position, item in enumerate(items):
-            cov.switch_context(item.nodeid)
-            following = items[position + 1] if position + 1 < len(items) else None
-            item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
-            cov.switch_context("")
-            result = recorder.results.get(item.nodeid)
-            if result is not None:
-                results.append(result.to_dict())
-                report({"result": result.to_dict()})
-    finally:
-        cov.stop()
-    return {"results": results, "lines": _lines_by_test(cov, root)}
-
-
-def _lines_by_test(cov: coverage.Coverage, root: str) -> dict[str, dict[str, list[str]]]:
-    data = cov.get_data()
-    found = {}
-    for path in data.measured_files():
-        by_line = {str(n): [c for c in contexts if c] for n, contexts in data.contexts_by_lineno(path).items()}
-        found[os.path.relpath(path, root)] = {n: ids for n, ids in by_line.items() if ids}
-    return found
-
-
 def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict]], started: float) -> Baseline:
     """The Baseline from the chunks' jobs and verdicts; raise BaselineError unless every test
     passed. `tests` are (id, file) in collection order."""
     verdicts = [verdict for _, verdict in runs]
-    results = {r["id"]: r for verdict in verdicts for r in verdict.results}
-    failed = [{"id": r["id"], "message": _failure_line(r.get("exception"), r.get("message", ""))}
-              for r in results.values() if r["outcome"] == "failed"]
+    results = {r.id: r for verdict in verdicts for r in verdict.results}
+    failed = [r for r in results.values() if r.outcome == "failed"]
     if failed:
         _raise_red(failed)
     for job, verdict in runs:
@@ -182,69 +86,52 @@ def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict
             _raise_broken(job, verdict, results)
     lines: dict[str, dict[int, set[str]]] = {}
     for verdict in verdicts:
-        for file, by_line in (verdict.findings or {}).get("lines", {}).items():
+        found = verdict.findings.lines if isinstance(verdict.findings, Coverage) else {}
+        for file, by_line in found.items():
             for number, ids in by_line.items():
-                lines.setdefault(file, {}).setdefault(int(number), set()).update(ids)
+                lines.setdefault(file, {}).setdefault(number, set()).update(ids)
     if not tests:
         raise BaselineError("no tests were collected: check the test paths")
     return Baseline(
-        tests=tuple(TestInfo(id=t, file=f, duration=results.get(t, {}).get("duration", 0.0)) for t, f in tests),
+        tests=tuple(TestInfo(id=t, file=f, duration=results[t].duration if t in results else 0.0)
+                    for t, f in tests),
         lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in lines.items()},
         duration=time.monotonic() - started,
     )
 
 
-def _failure_line(exception: str | None, message: str) -> str:
-    return f"{exception}: {message}".splitlines()[0][:200]
-
-
-def _raise_broken(job: Job, verdict: Verdict, results: dict[str, Any]) -> None:
+def _raise_broken(job: Job, verdict: Verdict, results: Mapping[str, TestResult]) -> None:
     culprit = next((test for test in job.tests if test not in results), job.tests[0])
     why = (f"no result within {job.timeout:.0f} s" if verdict.timed_out else verdict.died or verdict.error
            or f"tests not found: {', '.join(verdict.missing[:3])}")
     raise BaselineError(f"the baseline run broke off at {culprit}: {why}")
 
 
-def _raise_red(failed: Sequence[dict[str, str]]) -> None:
-    names = ", ".join(f["id"] for f in failed[:5])
+def _raise_red(failed: Sequence[TestResult]) -> None:
+    names = ", ".join(f.id for f in failed[:5])
     more = f" and {len(failed) - 5} more" if len(failed) > 5 else ""
     raise BaselineError(
-        f"{len(failed)} test(s) fail on the unmutated code: {names}{more} (first: {failed[0]['message']})"
+        f"{len(failed)} test(s) fail on the unmutated code: {names}{more} (first: {failed[0].failure_line})"
     )
 
 
 def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     """Run the suite once in a fresh interpreter; raise BaselineError if it is not green."""
     started = time.monotonic()
-    fields = asdict(setup)
     process = subprocess.run(
-        module_command("bugsmith.harness.baseline"),
-        input=json.dumps(fields).encode() + b"\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        module_command("bugsmith.harness.child.coverage_run"),
+        input=encode(setup), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=setup.root, env=env, check=False,
     )
     if not process.stdout.strip():
         tail = process.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise BaselineError(f"the baseline test run crashed: {tail[0]}")
-    data = json.loads(process.stdout)
-    if data["collect_errors"]:
-        raise BaselineError(f"the tests cannot be collected: {data['collect_errors'][0]}")
-    if data["failed"]:
-        _raise_red(data["failed"])
-    if not data["tests"]:
+    suite = SuiteCoverage.from_dict(json.loads(process.stdout))
+    if suite.collect_errors:
+        raise BaselineError(f"the tests cannot be collected: {suite.collect_errors[0]}")
+    if suite.failed:
+        _raise_red(suite.failed)
+    if not suite.tests:
         raise BaselineError("no tests were collected: check the test paths")
-    return Baseline.from_dict(
-        {"tests": data["tests"], "lines": data["lines"], "duration": time.monotonic() - started}
-    )
-
-
-def main() -> int:
-    reader, writer = protocol_streams()
-    setup = WorkerSetup.from_dict(receive(reader) or {})
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
-    send(writer, _collect_in_this_process(setup))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return Baseline(tests=tuple(TestInfo(id=i, file=f, duration=d) for i, f, d in suite.tests),
+                    lines=suite.coverage.lines, duration=time.monotonic() - started)

@@ -1,9 +1,9 @@
 """The Dask executor: the same jobs, sent in batches to a Dask cluster.
 
-Each thread of each Dask worker keeps one fork-server pool (harness.pool.ForkPool) for the
-length of a run, so the suite is collected once per thread, not once per batch; a ForkPool
-serves one caller at a time, and a `dask worker` runs as many batches at once as it has
-threads. The pools hang off a worker plugin registered for this run only: unregistering it at
+The `dask` row of harness.executor's table. Each thread of each Dask worker keeps one
+fork-server pool (harness.fork_pool.ForkPool) for the length of a run, so the suite is
+collected once per thread, not once per batch; a ForkPool serves one caller at a time, and a
+`dask worker` runs as many batches at once as it has threads. The pools hang off a worker plugin registered for this run only: unregistering it at
 the end of the run (or closing the worker) stops them, and the next run collects fresh code.
 
 The project must be at the same path on every machine (a shared or identical checkout): a job
@@ -28,13 +28,16 @@ import os
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import BugsmithError, ConfigError, HarnessError
-from bugsmith.harness.pool import ForkPool, OnVerdict
+from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.executor import ExecutorFactory, OnVerdict, Prepare, executor_factory
+from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
@@ -56,16 +59,16 @@ def _distributed() -> Any:
     return distributed
 
 
-def dask_executor(scheduler: str | None) -> Callable[[WorkerSetup, Any], DaskExecutor]:
-    """An executor factory for `harness.run` that connects to `scheduler` (tcp://host:8786)."""
+def dask_executor(scheduler: str | None) -> ExecutorFactory:
+    """An executor factory for `harness.run` that connects to `scheduler` (tcp://host:8786).
+
+    Checks at once, before anything starts, that Dask is installed and a scheduler given; the
+    executor itself comes from harness.executor's table, like every other.
+    """
     _distributed()
     if not scheduler:
         raise ConfigError("--executor dask needs --scheduler tcp://HOST:8786")
-
-    def factory(setup: WorkerSetup, options: Any) -> DaskExecutor:
-        return DaskExecutor(setup, address=scheduler)
-
-    return factory
+    return executor_factory("dask", scheduler)
 
 
 class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
@@ -89,16 +92,28 @@ class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
         for pool in pools:
             pool.__exit__(None, None, None)
 
-    def pool(self, setup: dict[str, Any], control: dict[str, Any]) -> ForkPool:
+    def pool(self, setup: WorkerSetup, control: Control) -> ForkPool:
         """This thread's pool for this project, started and control-checked on first use."""
-        digest = hashlib.sha256(json.dumps([setup, control], sort_keys=True).encode()).hexdigest()
+        identity = json.dumps([setup.to_dict(), control.to_dict()], sort_keys=True)
+        digest = hashlib.sha256(identity.encode()).hexdigest()
         key = (digest, threading.get_ident())
         pool = self.pools.get(key)
         if pool is None:
-            pool = _started_pool(WorkerSetup.from_dict(setup), control, _log_dir(digest))
+            pool = _started_pool(setup, control, _log_dir(digest))
             with self._lock:
                 self.pools[key] = pool
         return pool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Control:
+    """The control run every pool makes before its first batch: these tests must pass unmutated."""
+
+    tests: tuple[str, ...]
+    timeout: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def _log_dir(digest: str) -> Path:
@@ -107,29 +122,29 @@ def _log_dir(digest: str) -> Path:
     return Path(tempfile.gettempdir()) / "bugsmith-dask" / digest[:12] / thread
 
 
-def _started_pool(setup: WorkerSetup, control: dict[str, Any], log_dir: Path) -> ForkPool:
+def _started_pool(setup: WorkerSetup, control: Control, log_dir: Path) -> ForkPool:
     pool = ForkPool(setup, 1, log_dir)
     try:
         pool.__enter__()
-        pool.control(tuple(control["tests"]), control["timeout"])
+        pool.control(control.tests, control.timeout)
     except BaseException:
         pool.__exit__(None, None, None)
         raise
     return pool
 
 
-def run_batch(plugin: str, setup: dict[str, Any], control: dict[str, Any],
-              jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Runs on a Dask worker: the verdicts of a batch of jobs, as dicts."""
+def run_batch(plugin: str, setup: WorkerSetup, control: Control, jobs: list[Job]) -> list[Verdict]:
+    """Runs on a Dask worker: the verdicts of a batch of jobs. Dask pickles the records both ways
+    (bugsmith is installed on every worker: it runs the pools)."""
     owner: PoolPlugin | None = _distributed().get_worker().plugins.get(plugin)
-    verdicts: list[dict[str, Any]] = []
-    collect = lambda job, verdict: verdicts.append(asdict(verdict))  # noqa: E731
+    verdicts: list[Verdict] = []
+    collect = lambda job, verdict: verdicts.append(verdict)  # noqa: E731
     if owner is None:  # the plugin has not reached this worker yet: a pool for this batch only
-        pool = _started_pool(WorkerSetup.from_dict(setup), control, _log_dir("no-plugin"))
+        pool = _started_pool(setup, control, _log_dir("no-plugin"))
     else:
         pool = owner.pool(setup, control)
     try:
-        pool.run([Job.from_dict(job) for job in jobs], collect)
+        pool.run(jobs, collect)
     finally:
         if owner is None or owner.closed:  # torn down mid-batch: stop what the pool restarted
             pool.__exit__(None, None, None)
@@ -137,7 +152,8 @@ def run_batch(plugin: str, setup: dict[str, Any], control: dict[str, Any],
 
 
 class DaskExecutor:
-    """`control` then `run`, like harness.pool.ForkPool, on a Dask cluster."""
+    """An Executor (harness.executor) on a Dask cluster: `control` then `run`, like the local
+    fork pool, with one fork-server pool per thread of every Dask worker."""
 
     def __init__(self, setup: WorkerSetup, *, address: Any = None, client: Any = None) -> None:
         self.setup = setup
@@ -145,7 +161,7 @@ class DaskExecutor:
         self._client = client
         self._owns_client = client is None
         self._plugin = f"bugsmith-pools-{uuid.uuid4().hex}"  # one per run: fresh code each run
-        self._control: dict[str, Any] = {"tests": [], "timeout": 0.0}
+        self._control = Control(tests=(), timeout=0.0)
 
     def __enter__(self) -> DaskExecutor:
         distributed = _distributed()
@@ -175,20 +191,22 @@ class DaskExecutor:
         if self._owns_client:
             self._client.close()
 
+    def baseline(self) -> Baseline:
+        """The suite once in a fresh interpreter on this machine, which has the same checkout: a
+        run that needs a baseline has no pool on the cluster yet to share it with."""
+        return run_baseline(self.setup, worker_env(self.setup.root))
+
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Remember the control run for every pool, and prove it passes on one worker now."""
-        self._control = {"tests": list(tests), "timeout": timeout}
-        future = self._client.submit(run_batch, self._plugin, asdict(self.setup), self._control, [],
-                                     pure=False)
+        self._control = Control(tests=tuple(tests), timeout=timeout)
+        future = self._client.submit(run_batch, self._plugin, self.setup, self._control, [], pure=False)
         _result(future)
 
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Any = None) -> None:
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         """`prepare` (adaptive test order) is ignored: batches are formed before they run."""
         distributed = _distributed()
-        setup = asdict(self.setup)
         futures = {
-            self._client.submit(run_batch, self._plugin, setup, self._control,
-                                [asdict(job) for job in batch], pure=False): batch
+            self._client.submit(run_batch, self._plugin, self.setup, self._control, batch, pure=False): batch
             for batch in self._batches(jobs)
         }
         try:
@@ -206,7 +224,7 @@ class DaskExecutor:
             yield list(jobs[start : start + size])
 
 
-def _result(future: Any) -> list[dict[str, Any]]:
+def _result(future: Any) -> list[Verdict]:
     try:
         return future.result()
     except BugsmithError:
@@ -216,12 +234,12 @@ def _result(future: Any) -> list[dict[str, Any]]:
             f"a batch failed on the Dask cluster: {type(error).__name__}: {error}") from error
 
 
-def _deliver(batch: list[Job], verdicts: list[dict[str, Any]], on_verdict: OnVerdict) -> None:
+def _deliver(batch: list[Job], verdicts: list[Verdict], on_verdict: OnVerdict) -> None:
     """One verdict per job of the batch: none twice, and a missing one is an error, not a pass."""
     by_id = {job.mutant_id: job for job in batch}
-    for data in verdicts:
-        job = by_id.pop(data["mutant_id"], None)
+    for verdict in verdicts:
+        job = by_id.pop(verdict.mutant_id, None)
         if job is not None:
-            on_verdict(job, Verdict.from_dict(data))
+            on_verdict(job, verdict)
     for job in by_id.values():
         on_verdict(job, Verdict(mutant_id=job.mutant_id, error="no verdict came back from Dask"))

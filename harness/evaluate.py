@@ -14,10 +14,10 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.pool import ForkPool, SubprocessPool
-from bugsmith.harness.protocol import Job, Patch, Verdict, WorkerSetup
-from bugsmith.harness.runner import load_baseline, test_file_hashes
-from bugsmith.harness.selection import time_limit
+from bugsmith.harness.executor import Executor, local_executor
+from bugsmith.harness.protocol import Job, Patch, Verdict
+from bugsmith.harness.runner import load_baseline, test_file_hashes, worker_setup
+from bugsmith.harness.job_plan import time_limit
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 
@@ -44,27 +44,21 @@ class Evaluator:
         root = options.root.resolve()
         files = source_files(options)
         self.sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
-        self.setup = WorkerSetup(
-            root=str(root), pytest_args=options.pytest_args, test_paths=options.tests,
-            sources=tuple(str(f) for f in files), memory_limit_mb=options.memory_limit_mb,
-        )
+        self.setup = worker_setup(options, files)
         self.baseline: Baseline | None = None
         self.tests: dict[str, TestInfo] = {}
-        self._pool: ForkPool | SubprocessPool | None = None
+        self._pool: Executor | None = None
 
     def __enter__(self) -> Evaluator:
         """Start the workers, and take the stored baseline or run one on them."""
-        if self.options.isolation == "subprocess":
-            self._pool = SubprocessPool(self.setup, self.options.jobs)
-        else:
-            self._pool = ForkPool(self.setup, self.options.jobs, self.options.root / ".bugsmith" / "logs")
-        self._pool.__enter__()
+        pool = self._pool = local_executor(self.setup, self.options)
+        pool.__enter__()
         store = Store.open(self.options.store_path)
         try:
             self.baseline = load_baseline(self.options, self.setup, self.sources, store,
-                                          test_file_hashes(self.options), self._pool)
+                                          test_file_hashes(self.options), lambda: pool)
         except BaseException:
-            self._pool.__exit__()
+            pool.__exit__()
             raise
         finally:
             store.close()

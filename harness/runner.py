@@ -10,33 +10,32 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from bugsmith.harness import equivalents
-from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
-from bugsmith.harness.outcome import Outcome, RunResult, Status
-from bugsmith.harness.pool import ForkPool, SubprocessPool, worker_env
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
-from bugsmith.harness.selection import (
+from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
+from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.job_plan import (
     cache_key,
     covering_tests,
     file_hash,
     function_texts,
-    span_lines,
     per_test_limits,
+    span_lines,
     time_limit,
 )
-from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
-from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.store import Store
+from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import Mutator
@@ -84,15 +83,14 @@ class Executors:
     collect the suite while libcst works, and run the baseline as soon as they are ready.
     """
 
-    def __init__(self, factory: Callable[[WorkerSetup, RunOptions], Any], setup: WorkerSetup,
-                 options: RunOptions) -> None:
+    def __init__(self, factory: ExecutorFactory, setup: WorkerSetup, options: RunOptions) -> None:
         self._factory = factory
         self.setup = setup
         self._options = options
         self._stack = ExitStack()
-        self._entered: Any = None
+        self._entered: Executor | None = None
 
-    def get(self) -> Any:
+    def get(self) -> Executor:
         if self._entered is None:
             self._entered = self._stack.enter_context(self._factory(self.setup, self._options))
         return self._entered
@@ -121,7 +119,7 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     if mutators is None:
         mutators = registry.select(options.families, options.operators)
     enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
-    baseline = load_baseline(options, setup, sources, store, test_hashes, executors.get() if cold else None)
+    baseline = load_baseline(options, setup, sources, store, test_hashes, executors.get)
     return Plan(options=options, enumeration=enumeration, mutants=_restrict(options, enumeration.mutants),
                 sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes)
 
@@ -159,15 +157,14 @@ def baseline_fingerprint(setup: WorkerSetup, sources: dict[str, str], test_hashe
 
 
 def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], store: Store,
-                  test_hashes: dict[str, str], executor: Any = None) -> Baseline:
-    """The stored baseline for exactly these sources, tests and options, else a fresh one:
-    from `executor` if it can run one (a fork pool), else from its own interpreter."""
+                  test_hashes: dict[str, str], executor: Callable[[], Executor]) -> Baseline:
+    """The stored baseline for exactly these sources, tests and options, else a fresh one from
+    the entered executor that `executor()` returns (called only then)."""
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     cached = store.baseline(fingerprint)
     if cached is not None:
         return Baseline.from_dict(cached)
-    compute = getattr(executor, "baseline", None)
-    baseline = compute() if compute else run_baseline(setup, worker_env(setup.root))
+    baseline = executor().baseline()
     store.put_baseline(fingerprint, baseline.to_dict())
     return baseline
 
@@ -175,12 +172,14 @@ def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, st
 def run(
     options: RunOptions,
     progress: ProgressCallback | None = None,
-    executor_factory: Callable[[WorkerSetup, RunOptions], object] | None = None,
+    executor_factory: ExecutorFactory | None = None,
     mutators: Sequence[Mutator] | None = None,
 ) -> RunResult:
     """Run every mutant the options select; resume from stored verdicts where they still hold.
 
-    `mutators` replaces the registry's selection (for libraries and tests that bring their own).
+    `executor_factory` opens the Executor that runs the jobs (default: `local_executor`, the
+    fork pool or the subprocess mode as the options say); `mutators` replaces the registry's
+    selection (for libraries and tests that bring their own).
     """
     started = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -266,7 +265,8 @@ class KillOrder:
     """Run first the tests that killed other mutants of the same function, then of the same
     file, then the fastest (as PIT does): most mutants die in their first test."""
 
-    def __init__(self, scopes: dict[str, tuple[str, str]], by_id, options: RunOptions) -> None:
+    def __init__(self, scopes: dict[str, tuple[str, str]], by_id: Mapping[str, TestInfo],
+                 options: RunOptions) -> None:
         self.scopes = scopes
         self.by_id = by_id
         self.options = options
@@ -288,13 +288,8 @@ class KillOrder:
         return replace(job, tests=tests, limits=limits)
 
 
-def local_executor(setup: WorkerSetup, options: RunOptions):
-    if options.isolation == "subprocess":
-        return SubprocessPool(setup, options.jobs)
-    return ForkPool(setup, options.jobs, options.root / ".bugsmith" / "logs")
-
-
-def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id, ranges: Ranges) -> Job:
+def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id: Mapping[str, TestInfo],
+         ranges: Ranges) -> Job:
     options = the_plan.options
     source = the_plan.sources[mutant.file]
     mutated = mutant.apply(source)

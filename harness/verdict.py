@@ -7,45 +7,47 @@ without reporting is an error with the reason, not a kill by exit code.
 
 from __future__ import annotations
 
+from typing import Any
+
 from bugsmith.harness.outcome import Failure, Outcome, Status
-from bugsmith.harness.protocol import Job, Verdict
+from bugsmith.harness.protocol import Job, TestResult, Verdict
 
 SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
 PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})
 
 
-def failure_kind(result: dict) -> Failure:
+def failure_kind(result: TestResult) -> Failure:
     """Silent: the test's own assertion saw a wrong value. Loud: the code under test raised."""
-    if result.get("in_source") or result.get("exception") not in SILENT_EXCEPTIONS:
+    if result.in_source or result.exception not in SILENT_EXCEPTIONS:
         return Failure.LOUD
     return Failure.SILENT
 
 
 def outcome_of(job: Job, verdict: Verdict) -> Outcome:
-    common = {
+    common: dict[str, Any] = {
         "mutant_id": job.mutant_id,
         "covered_by": job.tests,
         "tests_run": len(verdict.results),
         "duration": round(verdict.elapsed, 4),
     }
-    failed = next((r for r in verdict.results if r.get("outcome") == "failed"), None)
-    if failed is not None and failed.get("exception") in PROCESS_EXITS:
+    failed = next((r for r in verdict.results if r.outcome == "failed"), None)
+    if failed is not None and failed.exception in PROCESS_EXITS:
         # The mutant tried to end the test process: under a plain pytest run the suite
         # would stop or report nothing useful, so this is neither a kill nor a survival.
         return Outcome(
             status=Status.ERROR,
-            exception=failed.get("exception"),
-            detail=f"the mutant tried to exit the test process ({failed.get('exception')}"
-            f" {failed.get('message', '')}) during {failed['id']}",
+            exception=failed.exception,
+            detail=f"the mutant tried to exit the test process ({failed.exception}"
+            f" {failed.message}) during {failed.id}",
             **common,
         )
     if failed is not None:
         return Outcome(
             status=Status.KILLED,
-            killed_by=(failed["id"],),
+            killed_by=(failed.id,),
             failure=failure_kind(failed),
-            exception=failed.get("exception"),
-            message=failed.get("message", ""),
+            exception=failed.exception,
+            message=failed.message,
             **common,
         )
     if verdict.timed_out:
@@ -62,7 +64,7 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
         )
     if verdict.died:
         return Outcome(status=Status.ERROR, detail=verdict.died, **common)
-    passed = {r["id"] for r in verdict.results if r.get("outcome") == "passed"}
+    passed = {r.id for r in verdict.results if r.outcome == "passed"}
     if not set(job.tests) <= passed:
         return Outcome(
             status=Status.ERROR,
@@ -82,9 +84,9 @@ def _timeout_detail(job: Job, verdict: Verdict) -> str:
 
 def control_failure(verdict: Verdict) -> str | None:
     """Why a control run (unmutated code) did not pass cleanly, or None if it did."""
-    bad = [r for r in verdict.results if r.get("outcome") != "passed"]
+    bad = [r for r in verdict.results if r.outcome != "passed"]
     if bad:
-        return f"{bad[0]['id']}: {bad[0].get('message', '')}"
+        return f"{bad[0].id}: {bad[0].message}"
     if verdict.timed_out:
         return "timed out"
     if verdict.missing:

@@ -105,7 +105,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
 
 
 def _triage(options, result) -> dict:
-    from bugsmith.harness.triage.engine import triage
+    from bugsmith.harness.triage.classify import triage
 
     if not any(o.status is Status.SURVIVED for o in result.outcomes):
         return {}

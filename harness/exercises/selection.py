@@ -25,10 +25,10 @@ from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.outcome import Failure
-from bugsmith.harness.protocol import Verdict
+from bugsmith.harness.protocol import TestResult, Verdict
 from bugsmith.harness.runner import test_file_hashes
 from bugsmith.harness.import_time import import_calls
-from bugsmith.harness.selection import CACHE_VERSION
+from bugsmith.harness.job_plan import CACHE_VERSION
 from bugsmith.harness.store import Store
 from bugsmith.harness.verdict import PROCESS_EXITS, failure_kind
 from bugsmith.mutators import registry
@@ -234,11 +234,10 @@ class _ProblemBuilder:
         failed = _failed(verdict)
         if not failed or not any(t in failed for t in self.visible):
             return None
-        results = {r["id"]: r for r in verdict.results}
-        passed = tuple(t for t in self.all_tests if results.get(t, {}).get("outcome") == "passed")
+        passed_ids = {r.id for r in verdict.results if r.outcome == "passed"}
+        passed = tuple(t for t in self.all_tests if t in passed_ids)
         symptoms = tuple(
-            Symptom(test=t, exception=failed[t].get("exception") or "",
-                    message=_clean(failed[t].get("message", "")))
+            Symptom(test=t, exception=failed[t].exception or "", message=_clean(failed[t].message))
             for t in self.visible if t in failed)
         return Evidence(mutants=tuple(group), fail_to_pass=tuple(t for t in self.all_tests if t in failed),
                         pass_to_pass=passed, symptoms=symptoms,
@@ -300,19 +299,19 @@ def _diverse(mutants: Sequence[Mutant], taken: Sequence[Mutant]) -> list[Mutant]
     return result
 
 
-def _failed(verdict: Verdict) -> dict[str, dict] | None:
+def _failed(verdict: Verdict) -> dict[str, TestResult] | None:
     """Failed tests by id; None when the run itself went wrong (timeout, crash, exit)."""
     if verdict.timed_out or verdict.error or verdict.died or verdict.missing:
         return None
-    failed = {r["id"]: r for r in verdict.results if r.get("outcome") == "failed"}
-    if any(r.get("exception") in PROCESS_EXITS for r in failed.values()):
+    failed = {r.id: r for r in verdict.results if r.outcome == "failed"}
+    if any(r.exception in PROCESS_EXITS for r in failed.values()):
         return None
     return failed
 
 
 def _portable(verdict: Verdict) -> dict:
     """The facts of a verdict that decide an exercise (no timings, so a rebuild is identical)."""
-    results = [{k: v for k, v in r.items() if k != "duration"} for r in verdict.results]
+    results = [{k: v for k, v in r.to_dict().items() if k != "duration"} for r in verdict.results]
     return {"results": results, "missing": list(verdict.missing), "error": verdict.error,
             "timed_out": verdict.timed_out, "died": verdict.died}
 

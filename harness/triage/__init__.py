@@ -6,7 +6,7 @@ and saw a wrong value), undertested (a searched input shows it) or possibly equi
 drafts a pytest test that is verified to pass on the original and fail on the mutant.
 
 The names below load on first use: the forked children that replay and search import
-`harness.triage.probe`, and must not pay for the engine's imports (libcst, coverage) each time.
+`harness.child.triage.probe`, and must not pay for the engine's imports (libcst, coverage) each time.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ _EXPORTS = {
     "Classification": "bugsmith.harness.triage.finding",
     "Finding": "bugsmith.harness.triage.finding",
     "describe": "bugsmith.harness.triage.finding",
-    "TriageOptions": "bugsmith.harness.triage.engine",
-    "TriageResult": "bugsmith.harness.triage.engine",
-    "load_findings": "bugsmith.harness.triage.engine",
-    "triage": "bugsmith.harness.triage.engine",
-    "report_findings": "bugsmith.harness.triage.summary",
-    "triage_text": "bugsmith.harness.triage.summary",
+    "TriageOptions": "bugsmith.harness.triage.classify",
+    "TriageResult": "bugsmith.harness.triage.classify",
+    "load_findings": "bugsmith.harness.triage.classify",
+    "triage": "bugsmith.harness.triage.classify",
+    "report_findings": "bugsmith.harness.triage.display",
+    "triage_text": "bugsmith.harness.triage.display",
 }
 __all__ = sorted(_EXPORTS)
 

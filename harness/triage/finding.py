@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from bugsmith.harness.tasks import Classification  # the probe's findings carry it too
+
 KIND = "triage"  # the store's extras kind
-
-
-class Classification(enum.StrEnum):
-    UNASSERTED = "unasserted"  # a test ran the bug and saw the wrong value, but asserted nothing
-    UNDERTESTED = "undertested"  # no test ran an input that shows the bug; search found one
-    POSSIBLY_EQUIVALENT = "possibly equivalent"  # nothing tried told the two versions apart
-    NOT_TRIAGED = "not triaged"  # an import-time site, or the child failed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,83 +6,33 @@ pickled bytes) for every function of the project on every run; here only the sur
 functions are watched, and `baseline.py` stays untouched.
 
 The suite is untrusted, so it runs in its own memory-capped interpreter (`python -m
-harness.triage.recording`) under a time limit. Arguments are pickled when the call starts (the
-function may mutate them), results when it returns; a call that raised is kept as such. The
-parent never unpickles anything: blobs travel as base64 text to the forked children that replay
-them, so code smuggled into a pickle runs only where the mutant's code runs anyway.
+bugsmith.harness.child.triage.call_recorder`, the child half) under a time limit. Arguments are
+pickled when the call starts (the function may mutate them), results when it returns; a call
+that raised is kept as such. The parent never unpickles anything: blobs travel as base64 text to
+the forked children that replay them, so code smuggled into a pickle runs only where the
+mutant's code runs anyway.
 """
 
 from __future__ import annotations
 
-import base64
-import dis
-import hashlib
-import inspect
 import json
-import os
-import pickle
 import subprocess
-import sys
-from collections import defaultdict
-from dataclasses import asdict, dataclass
-from types import CodeType, FrameType
-from typing import Any
 
-import pytest
-
-from bugsmith.harness.activation import index_functions
 from bugsmith.errors import HarnessError
-from bugsmith.harness.protocol import WorkerSetup, receive, send
-from bugsmith.harness.recorder import limit_memory, protocol_streams
-from bugsmith.harness.tool_state import StateOutsideTheTree
-from bugsmith.harness.interpreter import module_command
-
-_RETURN_VALUE = dis.opmap["RETURN_VALUE"]
-_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Budget:
-    """How much of the suite's calls to keep: the memory budget of the recording."""
-
-    calls_per_function: int = 60
-    calls_per_test: int = 4  # per function: spread the kept calls over the whole suite
-    bytes_per_call: int = 256 * 1024  # pickled arguments plus result
-    total_bytes: int = 32 * 2**20
-    seconds: float = 300.0  # the whole recording pass
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordedCall:
-    """One call a test made: pickled `(args, kwargs)` and result, base64, opaque to the parent.
-
-    `result` is "" when the call raised (the replay then expects the original to refuse again).
-    """
-
-    test: str
-    args: str
-    result: str
-
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
-
-
-Target = tuple[str, str]  # (absolute path, co_qualname)
-
-
-def target_key(target: Target) -> str:
-    return f"{target[0]}::{target[1]}"
+from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, module_command
+from bugsmith.harness.protocol import WorkerSetup, encode
+from bugsmith.harness.tasks import Budget, RecordedCall
 
 
 def record_calls(setup: WorkerSetup, targets: set[Target], env: dict[str, str],
-                 budget: Budget = Budget()) -> dict[str, list[RecordedCall]]:
+                 budget: Budget = Budget()) -> dict[str, tuple[RecordedCall, ...]]:
     """Run the suite once and return the recorded calls by `target_key`."""
     if not targets:
         return {}
-    request = {"setup": asdict(setup), "targets": sorted(targets), "budget": asdict(budget)}
+    request = RecordingRequest(setup=setup, targets=tuple(sorted(targets)), budget=budget)
     try:
         process = subprocess.run(
-            module_command("bugsmith.harness.triage.recording"), input=json.dumps(request).encode() + b"\n",
+            module_command("bugsmith.harness.child.triage.call_recorder"), input=encode(request),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=setup.root, env=env,
             timeout=budget.seconds, check=False, start_new_session=True,
         )
@@ -90,111 +40,4 @@ def record_calls(setup: WorkerSetup, targets: set[Target], env: dict[str, str],
         raise HarnessError(f"recording the suite's calls took over {budget.seconds:.0f} s") from None
     if not process.stdout.strip():
         raise HarnessError(f"recording the suite's calls crashed (status {process.returncode})")
-    data = json.loads(process.stdout)
-    return {key: [RecordedCall(**call) for call in calls] for key, calls in data["calls"].items()}
-
-
-class CallRecorder:
-    """A pytest plugin: while each test's body runs, a profile hook keeps the targets' calls."""
-
-    def __init__(self, targets: set[Target], budget: Budget) -> None:
-        self.targets = targets
-        self.budget = budget
-        self.codes: dict[CodeType, str] = {}
-        self.calls: dict[str, list[dict[str, str]]] = defaultdict(list)
-        self._pending: dict[int, tuple[str, bytes]] = {}
-        self._seen: set[str] = set()
-        self._bytes = 0
-        self._test = ""
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        index = index_functions(frozenset(path for path, _ in self.targets))
-        for target in self.targets:
-            for function in index.get(target, ()):
-                if not function.__code__.co_flags & _NOT_PLAIN:
-                    self.codes[function.__code__] = target_key(target)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Any:
-        self._test = item.nodeid
-        sys.setprofile(self._hook)
-        try:
-            yield
-        finally:
-            sys.setprofile(None)
-            self._pending.clear()
-
-    def _hook(self, frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
-            key = self.codes.get(frame.f_code)
-            if key is not None and self._wanted(key):
-                self._start(frame, key)
-        elif event == "return" and id(frame) in self._pending:
-            key, args = self._pending.pop(id(frame))
-            # Not at a RETURN_VALUE: the frame is unwinding an exception, and `arg` is None.
-            self._finish(key, args, arg, raised=frame.f_code.co_code[frame.f_lasti] != _RETURN_VALUE)
-
-    def _wanted(self, key: str) -> bool:
-        calls = self.calls[key]
-        return len(calls) < self.budget.calls_per_function and sum(
-            c["test"] == self._test for c in calls[-self.budget.calls_per_test:]) < self.budget.calls_per_test
-
-    def _start(self, frame: FrameType, key: str) -> None:
-        try:
-            blob = pickle.dumps(arguments(frame), protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # noqa: BLE001 - an unpicklable argument: the call cannot be replayed
-            return
-        if len(blob) <= self.budget.bytes_per_call:
-            self._pending[id(frame)] = (key, blob)
-
-    def _finish(self, key: str, args: bytes, value: Any, raised: bool) -> None:
-        try:
-            result = b"" if raised else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # noqa: BLE001
-            return
-        size = len(args) + len(result)
-        digest = hashlib.sha256(key.encode() + args).hexdigest()
-        if digest in self._seen or size > self.budget.bytes_per_call or self._bytes + size > self.budget.total_bytes:
-            return
-        self._seen.add(digest)
-        self._bytes += size
-        self.calls[key].append({"test": self._test, "args": _text(args), "result": _text(result)})
-
-
-def arguments(frame: FrameType) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The `(args, kwargs)` a function was called with, read from its frame at the call event."""
-    code, values = frame.f_code, frame.f_locals
-    names = code.co_varnames
-    positional = code.co_argcount
-    keyword_only = code.co_kwonlyargcount
-    args = [values[name] for name in names[:positional]]
-    kwargs = {name: values[name] for name in names[positional:positional + keyword_only] if name in values}
-    position = positional + keyword_only
-    if code.co_flags & inspect.CO_VARARGS:
-        args.extend(values[names[position]])
-        position += 1
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        kwargs.update(values[names[position]])
-    return tuple(args), kwargs
-
-
-def _text(blob: bytes) -> str:
-    return base64.b64encode(blob).decode("ascii")
-
-
-def main() -> int:
-    reader, writer = protocol_streams()
-    request = receive(reader) or {}
-    setup = WorkerSetup.from_dict(request["setup"])
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
-    limit_memory(setup.memory_limit_mb)
-    plugin = CallRecorder({tuple(t) for t in request["targets"]}, Budget(**request["budget"]))
-    pytest.main([*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths],
-                 plugins=[plugin, StateOutsideTheTree(setup.root)])
-    send(writer, {"calls": plugin.calls})
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return Recorded.from_dict(json.loads(process.stdout)).calls

@@ -79,6 +79,9 @@ class KillDuringControl:
             finished.set()
             thread.join()
 
+    def baseline(self):
+        return self.inner.baseline()
+
     def run(self, jobs, on_verdict, prepare=None) -> None:
         self.inner.run(jobs, on_verdict, prepare)
 
@@ -106,12 +109,12 @@ def _capture(function, kwargs):
 
 
 def _harness_workers(root: Path) -> list[int]:
-    """Pids of live `python -m bugsmith.harness.worker` processes (and their forks) serving `root`."""
+    """Pids of live `python -m bugsmith.harness.child.worker` processes (and their forks) serving `root`."""
     pids = []
     for proc in Path("/proc").iterdir():
         try:
             serving = os.readlink(proc / "cwd") == str(root.resolve())
-            if serving and b"bugsmith.harness.worker" in (proc / "cmdline").read_bytes():
+            if serving and b"bugsmith.harness.child.worker" in (proc / "cmdline").read_bytes():
                 pids.append(int(proc.name))
         except (OSError, ValueError):  # gone meanwhile, or not a process
             continue

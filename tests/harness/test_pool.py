@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.baseline import TASK, chunk_jobs, run_baseline
+from bugsmith.harness.baseline import chunk_jobs, run_baseline
 from bugsmith.errors import BaselineError
-from bugsmith.harness.pool import TIMEOUT_CONFIRMATION, ForkPool, needs_confirmation, worker_env
+from bugsmith.harness.executor import TIMEOUT_CONFIRMATION, needs_confirmation
+from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.tasks import CoverageTask
 
 from toyproject import CALC
 
@@ -81,7 +84,7 @@ def test_chunks_keep_a_files_tests_together_in_order() -> None:
     assert [test for chunk in chunks for test in chunk] == tests
     assert all(len({test.split("::")[0] for test in chunk}) == 1 for chunk in chunks)
     assert [len(chunk) for chunk in chunks] == [4] * 10 + [1] + [4] * 5 + [2]
-    assert all(job.task == TASK and not job.stop_on_failure for job in chunk_jobs(tests, 2))
+    assert all(isinstance(job.task, CoverageTask) and not job.stop_on_failure for job in chunk_jobs(tests, 2))
 
 
 def test_a_test_that_exits_during_the_baseline_is_named(project: Path, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from bugsmith.harness.activation import FUTURE_FLAGS, find_code
+from bugsmith.harness.child.activation import FUTURE_FLAGS, find_code
 from bugsmith.harness.units import mutated_unit, statement_ranges
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.registry import select

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bugsmith.harness.triage.calls import call, difference
-from bugsmith.harness.triage.recording import arguments
-from bugsmith.harness.triage.suggest import _pattern, assertions, suggested_test
-from bugsmith.harness.triage.values import NotLiteral, literal, same
+from bugsmith.harness.child.triage.calls import call, difference
+from bugsmith.harness.child.triage.call_recorder import arguments
+from bugsmith.harness.child.triage.suggest import _pattern, assertions, suggested_test
+from bugsmith.harness.child.triage.values import NotLiteral, literal, same
 
 NAMESPACE = {"np": np, "pd": pd, "math": math}
 

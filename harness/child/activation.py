@@ -54,17 +54,32 @@ def find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
 
 def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: str,
          unit: str = "") -> None:
-    """Make every live function compiled from `function` in `path` run the mutated code.
-
-    `unit`, when given, is the mutated top-level statement alone (harness.units): compiled
-    with the module's `__future__` flags it yields the same code object as the whole file.
-    """
+    """Make every live function compiled from `function` in `path` run the mutated code."""
     if function is None:
         swap_defaults(index, path, mutated_source)
         return
+    targets = live_functions(index, path, function)
+    new = mutated_code(targets, path, function, mutated_source, unit)
+    for target in targets:
+        target.__code__ = new
+
+
+def live_functions(index: FunctionIndex, path: str, function: str) -> list[types.FunctionType]:
+    """The live function objects of `function` in `path`; raises NeedsFreshImport if none is."""
     targets = index.get((path, function))
     if not targets:
         raise NeedsFreshImport(f"{function} has no live function object")
+    return targets
+
+
+def mutated_code(targets: list[types.FunctionType], path: str, function: str, mutated_source: str,
+                 unit: str = "") -> types.CodeType:
+    """The mutated code object of `function`, which every one of `targets` can take.
+
+    `unit`, when given, is the mutated top-level statement alone (harness.units): compiled
+    with the module's `__future__` flags it yields the same code object as the whole file.
+    Raises NeedsFreshImport when the code cannot be swapped in.
+    """
     new = _from_unit(unit, path, function, targets[0].__code__.co_flags & FUTURE_FLAGS) if unit else None
     if new is None:
         new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
@@ -72,8 +87,7 @@ def swap(index: FunctionIndex, path: str, function: str | None, mutated_source: 
         raise NeedsFreshImport(f"{function} not found in the mutated module")
     if any(len(f.__code__.co_freevars) != len(new.co_freevars) for f in targets):
         raise NeedsFreshImport(f"{function}: the mutant changes the closure")
-    for target in targets:
-        target.__code__ = new
+    return new
 
 
 def _from_unit(unit: str, path: str, function: str, flags: int) -> types.CodeType | None:

@@ -7,9 +7,10 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from bugsmith.harness.triage.values import same, short
+from bugsmith.harness.child.recorder import first_lines
+from bugsmith.harness.child.triage.values import same, short
+from bugsmith.harness.tasks import CALL_SECONDS
 
-CALL_SECONDS = 2.0  # one call of the function under triage, original or mutant
 
 
 class _Hung(BaseException):
@@ -63,18 +64,11 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: 
     except _Hung:
         return Result(ok=False, hung=True)
     except BaseException as error:  # noqa: BLE001 - the mutant's exception is a behaviour
-        return Result(ok=False, exception=type(error).__name__, message=_message(error),
+        return Result(ok=False, exception=type(error).__name__, message=first_lines(error, 3, 400),
                       deliberate=isinstance(error, Exception) and _innermost(error) in files)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def _message(error: BaseException) -> str:
-    try:
-        return "\n".join(str(error).strip().splitlines()[:3])[:400]
-    except Exception:  # noqa: BLE001 - a mutant can break __str__ too
-        return ""
 
 
 def _innermost(error: BaseException) -> str:

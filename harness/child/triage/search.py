@@ -1,6 +1,6 @@
 """Search for a distinguishing input, in two stages, each bounded in time.
 
-Runs in the forked child (harness.triage.probe).
+Runs in the forked child (harness.child.triage.probe).
 1. The survivor's own function: its entry in the problem's `call_strategies()` (the nearest
    `strategies` module of the mutant's package; each reference problem ships one: scheduler
    workloads, frames with entities and gaps, tied scores), perturbations of the arguments the
@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from bugsmith.harness.triage.calls import difference
-from bugsmith.harness.triage.values import np
+from bugsmith.harness.child.triage.calls import difference
+from bugsmith.harness.child.triage.values import np
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 _RECORDED_SEEDS = 8  # recorded calls used as starting points

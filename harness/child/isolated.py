@@ -1,7 +1,8 @@
 """Run one job in a fresh interpreter: the portable mode, and the path for import-time sites.
 
-Started as `python -m bugsmith.harness.isolated`, it reads {"setup", "job"} as one JSON line on stdin,
-installs an import hook that serves the mutated module from memory, runs only the selected
+Started as `python -m bugsmith.harness.child.isolated` (by the subprocess executor, and by a
+worker's child for an import-time site), it reads one FreshRequest (harness.interpreter) as a
+JSON line on stdin, installs an import hook that serves the mutated module from memory, runs only the selected
 tests (in the given order, stopping at the first failure, each within its time limit) and
 writes one Verdict line.
 """
@@ -9,30 +10,26 @@ writes one Verdict line.
 from __future__ import annotations
 
 import faulthandler
-import json
-import os
 import sys
 from typing import Any, BinaryIO
 
 import pytest
 
-from bugsmith.harness.activation import install_finder
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
+from bugsmith.harness.child.activation import install_finder
+from bugsmith.harness.child.recorder import Recorder
+from bugsmith.harness.child.session import CollectErrors, enter_project, limit_memory, protocol_streams
+from bugsmith.harness.interpreter import FreshRequest
+from bugsmith.harness.protocol import Job, Note, Verdict, WorkerSetup, receive, send
 from bugsmith.harness.tool_state import StateOutsideTheTree
 
 
-class Selection:
+class Selection(CollectErrors):
     """Keep only the selected tests, in the selected order; remember what was not found."""
 
     def __init__(self, tests: tuple[str, ...]) -> None:
+        super().__init__()
         self.tests = tests
         self.missing: tuple[str, ...] = ()
-        self.collect_errors: list[str] = []
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collect_errors.append(collect_error(report))
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         by_id = {item.nodeid: item for item in items}
@@ -60,31 +57,12 @@ class Watchdog:
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         limit = self.limits.get(item.nodeid)
         if limit:
-            send(self.stream, {"running": item.nodeid})
+            send(self.stream, Note(running=item.nodeid))
             faulthandler.dump_traceback_later(limit, exit=True, file=self.stream)
         try:
             yield
         finally:
             faulthandler.cancel_dump_traceback_later()
-
-
-def verdict_of_output(job: Job, output: bytes, status: int, **extra: Any) -> Verdict:
-    """The Verdict a fresh interpreter wrote, or what its output says of how it ended."""
-    running, timed_out = None, False
-    for line in output.decode(errors="replace").splitlines():
-        timed_out = timed_out or line.startswith("Timeout (")
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue  # the watchdog's traceback
-        if isinstance(data, dict) and "mutant_id" in data:
-            return Verdict.from_dict({**data, **extra})
-        if isinstance(data, dict):
-            running = data.get("running", running)
-    if timed_out:
-        return Verdict(mutant_id=job.mutant_id, timed_out=True, running=running, **extra)
-    return Verdict(mutant_id=job.mutant_id, **extra,
-                   died=f"the fresh interpreter ended with status {status} before reporting")
 
 
 def test_files(tests: tuple[str, ...]) -> list[str]:
@@ -100,23 +78,23 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
     pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.root)])
-    if selection.collect_errors:
+    if selection.errors:
         return Verdict(
             mutant_id=job.mutant_id,
-            error="cannot import: " + "; ".join(selection.collect_errors)[:1000],
+            error="cannot import: " + "; ".join(selection.errors)[:1000],
         )
-    results = tuple(recorder.results[test].to_dict() for test in job.tests if test in recorder.results)
+    results = tuple(recorder.results[test] for test in job.tests if test in recorder.results)
     return Verdict(mutant_id=job.mutant_id, results=results, missing=selection.missing)
 
 
 def main() -> int:
     reader, writer = protocol_streams()
-    request: dict[str, Any] = receive(reader) or {}
-    setup = WorkerSetup.from_dict(request["setup"])
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
-    limit_memory(setup.memory_limit_mb)
-    send(writer, run(setup, Job.from_dict(request["job"]), writer, request.get("collect_limit")))
+    request = receive(reader, FreshRequest.from_dict)
+    if request is None:
+        return 1  # the parent went away before it asked anything
+    enter_project(request.setup)
+    limit_memory(request.setup.memory_limit_mb)
+    send(writer, run(request.setup, request.job, writer, request.collect_limit))
     return 0
 
 

@@ -1,15 +1,18 @@
 """A long-lived worker: collect the suite once, then fork once per mutant.
 
-Started by the coordinator as `python -m bugsmith.harness.worker`; speaks JSON lines on stdin/stdout
-(harness.protocol). Inside pytest's run loop it never returns to pytest's own loop: it serves
-jobs. Each job runs in a forked child that swaps in the mutant's code, runs the selected,
-already-collected tests until the first failure, and writes its verdict to a pipe while this
-process watches the clock and kills the child's whole process group when time is up.
+Started by the coordinator's fork pool as `python -m bugsmith.harness.child.worker`; speaks
+JSON lines of harness.protocol records on stdin/stdout. Inside pytest's run loop it never
+returns to pytest's own loop: it serves jobs. Each job runs in a forked child that swaps in the
+mutant's code, runs the selected, already-collected tests until the first failure, and writes
+its verdict to a pipe while this process watches the clock and kills the child's whole process
+group when time is up. A job with a task does that task instead (harness.tasks): a baseline
+chunk runs here, anything else through HANDLERS.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import select
@@ -17,47 +20,82 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import asdict
-from typing import Any
+from dataclasses import replace
+from typing import Any, BinaryIO, Protocol
 
 import coverage
 import pytest
 
-from bugsmith.harness import baseline
-from bugsmith.harness.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
-from bugsmith.harness.isolated import verdict_of_output
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.recorder import Recorder, collect_error, limit_memory, protocol_streams
+from bugsmith.harness.child import coverage_run
+from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from bugsmith.harness.child.recorder import Recorder
+from bugsmith.harness.child.session import (
+    CollectErrors,
+    enter_project,
+    limit_memory,
+    protocol_streams,
+    suite_arguments,
+)
+from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output
+from bugsmith.harness.protocol import (
+    FRESH_IMPORT_ALLOWANCE,
+    Job,
+    Note,
+    Patch,
+    Ready,
+    Verdict,
+    WorkerSetup,
+    child_message,
+    encode,
+    receive,
+    send,
+)
+from bugsmith.harness.tasks import CheckTask, CoverageTask, Findings, ProbeTask, Task
 from bugsmith.harness.tool_state import StateOutsideTheTree
-from bugsmith.harness.interpreter import module_command
 
-FRESH_IMPORT_ALLOWANCE = 30.0  # seconds a fresh interpreter may take to start and collect
 # A fresh interpreter's start and collection may take this many times this worker's own, plus
 # COLLECT_BASE seconds, before a mutant that hangs the import is stopped.
 COLLECT_FACTOR, COLLECT_BASE = 3.0, 5.0
 STARTED = time.monotonic()
 
 
-class ForkServer:
-    def __init__(self, setup: WorkerSetup, reader: Any, writer: Any, recorder: Recorder) -> None:
+class TaskHandler(Protocol):
+    """Does a task in the forked child, after nothing else was activated; never raises (what
+    goes wrong is part of its findings)."""
+
+    def __call__(self, task: Any, index: FunctionIndex, patches: tuple[Patch, ...]) -> Findings: ...
+
+
+# A task's kind -> "module:function" that does it. Imported when the first such job arrives, so
+# that a worker that only runs tests never loads triage (hypothesis, its value comparisons).
+HANDLERS: dict[str, str] = {
+    ProbeTask.kind: "bugsmith.harness.child.triage.probe:probe",
+    CheckTask.kind: "bugsmith.harness.child.triage.probe:check",
+}
+
+
+def handler(task: Task) -> TaskHandler:
+    module, _, name = HANDLERS[task.kind].partition(":")
+    found: TaskHandler = getattr(importlib.import_module(module), name)
+    return found
+
+
+class ForkServer(CollectErrors):
+    def __init__(self, setup: WorkerSetup, reader: BinaryIO, writer: BinaryIO, recorder: Recorder) -> None:
+        super().__init__()
         self.setup = setup
         self.reader = reader
         self.writer = writer
         self.recorder = recorder
         self.items: dict[str, pytest.Item] = {}
         self.index: FunctionIndex = {}
-        self.collect_errors: list[str] = []
         self.coverage: coverage.Coverage | None = None
         self.startup = 0.0  # seconds from this process's start to collected tests
 
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.collect_errors.append(collect_error(report))
-
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        if self.collect_errors:
-            send(self.writer, {"error": "collection failed: " + "; ".join(self.collect_errors)})
+        if self.errors:
+            send(self.writer, Ready(error="collection failed: " + "; ".join(self.errors)))
             return True
         self.items = {item.nodeid: item for item in session.items}
         self.startup = time.monotonic() - STARTED
@@ -65,15 +103,15 @@ class ForkServer:
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
         gc.freeze()
-        files = [item.location[0] for item in self.items.values()]
-        send(self.writer, {"ready": True, "tests": list(self.items), "files": files})
-        while (message := receive(self.reader)) is not None:
-            send(self.writer, self.run(Job.from_dict(message["job"])))
+        files = tuple(item.location[0] for item in self.items.values())
+        send(self.writer, Ready(tests=tuple(self.items), files=files))
+        while (job := receive(self.reader, Job.from_dict)) is not None:
+            send(self.writer, self.run(job))
         return True
 
     def run(self, job: Job) -> Verdict:
-        if job.task == baseline.TASK and self.coverage is None:
-            self.coverage = baseline.ready_coverage(self.setup)  # once here, not in every child
+        if isinstance(job.task, CoverageTask) and self.coverage is None:
+            self.coverage = coverage_run.ready_coverage(self.setup)  # once here, not in every child
         read_end, write_end = os.pipe()
         started = time.monotonic()
         pid = os.fork()
@@ -90,10 +128,10 @@ class ForkServer:
         _, status, usage = os.wait4(pid, 0)
         elapsed = time.monotonic() - started
         cpu = usage.ru_utime + usage.ru_stime
-        final = next((m for m in messages if "mutant_id" in m), None)
+        final = next((m for m in messages if isinstance(m, Verdict)), None)
         if final is not None and not timed_out:
-            return Verdict.from_dict({**final, "elapsed": elapsed, "cpu": cpu})
-        results = tuple(m["result"] for m in messages if "result" in m)
+            return replace(final, elapsed=elapsed, cpu=cpu)
+        results = tuple(m.result for m in messages if isinstance(m, Note) and m.result is not None)
         return Verdict(
             mutant_id=job.mutant_id,
             results=results,
@@ -108,19 +146,18 @@ class ForkServer:
         os.setpgid(0, 0)
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
-        if job.task == baseline.TASK:
+        if isinstance(job.task, CoverageTask):
             self._baseline(job, out)
             return
-        if job.task is not None:  # survivor triage activates (and toggles) the mutant itself
-            from bugsmith.harness.triage.probe import perform
-
-            send(out, Verdict(mutant_id=job.mutant_id, findings=perform(job.task, self.index, job.patches)))
+        if job.task is not None:  # e.g. survivor triage, which activates (and toggles) the mutant itself
+            findings = handler(job.task)(job.task, self.index, job.patches)
+            send(out, Verdict(mutant_id=job.mutant_id, findings=findings))
             return
         try:
             for patch in job.patches:
                 swap(self.index, patch.path, patch.function, patch.source, patch.unit)
         except NeedsFreshImport:
-            send(out, {"extend": FRESH_IMPORT_ALLOWANCE})
+            send(out, Note(extend=FRESH_IMPORT_ALLOWANCE))
             send(out, run_fresh(self.setup, job, collect_limit=COLLECT_FACTOR * self.startup + COLLECT_BASE))
             return
         except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
@@ -135,35 +172,34 @@ class ForkServer:
             result = self.recorder.results.get(item.nodeid)
             if result is None:
                 break
-            results.append(result.to_dict())
-            send(out, {"result": result.to_dict()})  # survives a later os._exit
+            results.append(result)
+            send(out, Note(result=result))  # survives a later os._exit
             if result.outcome == "failed" and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
-    def _baseline(self, job: Job, out: Any) -> None:
+    def _baseline(self, job: Job, out: BinaryIO) -> None:
         items = [self.items[test] for test in job.tests if test in self.items]
         missing = tuple(test for test in job.tests if test not in self.items)
         assert self.coverage is not None
-        found = baseline.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
-                                           lambda m: send(out, m))
-        send(out, Verdict(mutant_id=job.mutant_id, results=tuple(found["results"]), missing=missing,
-                          findings={"lines": found["lines"]}))
+        results, lines = coverage_run.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
+                                                        lambda result: send(out, Note(result=result)))
+        send(out, Verdict(mutant_id=job.mutant_id, results=results, missing=missing, findings=lines))
 
 
 def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) -> Verdict:
     """Run `job` in a new interpreter that imports the mutant through an import hook; it may
     take `collect_limit` seconds to start and collect (a mutant can hang the import)."""
-    request = json.dumps({"setup": asdict(setup), "job": asdict(job), "collect_limit": collect_limit}).encode() + b"\n"
+    request = FreshRequest(setup=setup, job=job, collect_limit=collect_limit)
     completed = subprocess.run(
-        module_command("bugsmith.harness.isolated"),
-        input=request, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        cwd=setup.root, check=False,
+        module_command("bugsmith.harness.child.isolated"),
+        input=encode(request), stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, cwd=setup.root, check=False,
     )
     return verdict_of_output(job, completed.stdout, completed.returncode, fresh_import=True)
 
 
-def _read_messages(fd: int, started: float, job: Job) -> tuple[list[dict[str, Any]], bool]:
+def _read_messages(fd: int, started: float, job: Job) -> tuple[list[Verdict | Note], bool]:
     """Read the child's messages until it closes the pipe or its time is up.
 
     With per-test limits, the clock restarts at each finished test: a mutant that loops in
@@ -173,7 +209,7 @@ def _read_messages(fd: int, started: float, job: Job) -> tuple[list[dict[str, An
     deadline = started + limits[0]
     finished = 0
     buffer = b""
-    messages: list[dict[str, Any]] = []
+    messages: list[Verdict | Note] = []
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -187,12 +223,13 @@ def _read_messages(fd: int, started: float, job: Job) -> tuple[list[dict[str, An
         buffer += chunk
         *lines, buffer = buffer.split(b"\n")
         for line in lines:
-            message = json.loads(line)
-            deadline += message.get("extend", 0.0)
-            if "result" in message:
-                finished += 1
-                if finished < len(limits):
-                    deadline = time.monotonic() + limits[finished]
+            message = child_message(json.loads(line))
+            if isinstance(message, Note):
+                deadline += message.extend
+                if message.result is not None:
+                    finished += 1
+                    if finished < len(limits):
+                        deadline = time.monotonic() + limits[finished]
             messages.append(message)
 
 
@@ -210,18 +247,15 @@ def _how_it_ended(status: int) -> str:
     return f"the test process exited with status {os.WEXITSTATUS(status)} before reporting a result"
 
 
-def pytest_arguments(setup: WorkerSetup) -> list[str]:
-    return [*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths]
-
-
 def main() -> int:
     reader, writer = protocol_streams()
-    setup = WorkerSetup.from_dict(receive(reader) or {})
-    os.chdir(setup.root)
-    sys.path.insert(0, setup.root)
+    setup = receive(reader, WorkerSetup.from_dict)
+    if setup is None:
+        return 1  # the coordinator went away before it sent the setup
+    enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     server = ForkServer(setup, reader, writer, recorder)
-    pytest.main(pytest_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.root)])
+    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.root)])
     return 0
 
 

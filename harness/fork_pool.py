@@ -1,8 +1,10 @@
-"""The local executor: a pool of fork-server workers (or fresh interpreters) on this machine.
+"""The default executor: a pool of fork-server workers on this machine (harness.executor).
 
-The coordinator keeps each worker one job ahead (the next job waits in its pipe) and collects
-verdicts as they come. A worker that dies is replaced and its running job retried once; a job
-that kills two workers gets a verdict that says so. Nothing here decides a status: that is harness.verdict's job.
+Each worker (`python -m bugsmith.harness.child.worker`) imports and collects the suite once,
+then forks once per job. The coordinator keeps each worker one job ahead (the next job waits in
+its pipe) and collects verdicts as they come. A worker that dies is replaced and its running
+job retried once; a job that kills two workers gets a verdict that says so. Nothing here
+decides a status: that is harness.verdict's job.
 """
 
 from __future__ import annotations
@@ -13,76 +15,23 @@ import re
 import selectors
 import signal
 import subprocess
-import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, replace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
 from bugsmith.errors import BaselineError, HarnessError
-from bugsmith.harness.isolated import verdict_of_output
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, send
-from bugsmith.harness.tool_state import tool_env
+from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
+from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
+from bugsmith.harness.interpreter import module_command, worker_env
+from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.verdict import control_failure
-from bugsmith.harness.worker import FRESH_IMPORT_ALLOWANCE
-from bugsmith.harness.interpreter import module_command
-
-OnVerdict = Callable[[Job, Verdict], None]
-Prepare = Callable[[Job], Job]
-STARTUP_TIMEOUT = 900.0  # seconds for a worker to import and collect a large suite
-SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
-
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
-TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
-# A process that had the CPU for at least this share of its wall time was running, not
-# waiting for a core: its timeout stands without a second run.
-BUSY_SHARE = 0.5
-
-
-def needs_confirmation(verdict: Verdict) -> bool:
-    """Whether a timeout may be the machine's fault rather than the mutant's.
-
-    A test gets `factor x its baseline time + base` seconds. Had it been given at least half a
-    core it would have needed over 1.5x its baseline CPU time to run out of that, so a timeout
-    with a busy process is the mutant looping (or doing more work), and only a starved, sleeping
-    or blocked one deserves the second, longer run. Without a CPU figure, always confirm.
-    """
-    return verdict.cpu is None or verdict.cpu < BUSY_SHARE * verdict.elapsed
-
-
-def confirm_timeout(job: Job) -> Job:
-    """The same job with a longer limit: a loaded machine must not turn slow tests into
-    timeouts, while a mutant that loops forever costs only one more, longer wait."""
-    return replace(
-        job,
-        timeout=job.timeout * TIMEOUT_CONFIRMATION,
-        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in job.limits),
-    )
-
-
-def worker_env(root: str | Path) -> dict[str, str]:
-    """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
-    hangs otherwise), no bytecode or tool caches written into the user's tree, stable hashing."""
-    env = dict(os.environ)
-    env.update(tool_env(root))
-    env.update(
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-        NUMEXPR_NUM_THREADS="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        BUGSMITH_MUTANT_RUN="1",  # lets a suite skip work that only helps humans (shrinking)
-    )
-    return env
 
 
 class _Worker:
@@ -93,7 +42,7 @@ class _Worker:
         self.log_path = log_dir / f"worker-{number}.log"
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                module_command("bugsmith.harness.worker"),
+                module_command("bugsmith.harness.child.worker"),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
                 cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
             )
@@ -107,15 +56,15 @@ class _Worker:
 
     def wait_ready(self) -> list[tuple[str, str]]:
         """The collected tests, as (id, file) in collection order."""
-        message = self._next_message()
-        if message is None:
+        ready = self._next_message()
+        if ready is None:
             # Collection runs the project's conftest and test modules: when it dies, it is
             # the suite that cannot run unmutated (exit 3), as with a collection error.
             raise BaselineError(f"a worker died while collecting the tests: {self._last_words()} "
                                 f"(see {self.log_path})")
-        if "error" in message:
-            raise BaselineError(f"a worker could not collect the tests: {message['error']}")
-        return list(zip(message["tests"], message["files"]))
+        if ready.error is not None:
+            raise BaselineError(f"a worker could not collect the tests: {ready.error}")
+        return list(zip(ready.tests, ready.files))
 
     def _last_words(self) -> str:
         """The error that ended the worker: the last exception line of its log (a traceback's
@@ -129,17 +78,17 @@ class _Worker:
         errors = [line for line in stripped if _EXCEPTION_LINE.match(line)]
         return (errors or [f"exit status {self.process.returncode}"])[-1][:300]
 
-    def _next_message(self) -> dict[str, Any] | None:
+    def _next_message(self) -> Ready | None:
         while b"\n" not in self._buffer:
             chunk = os.read(self.stdout.fileno(), 1 << 16)
             if not chunk:
                 return None
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        return Ready.from_dict(json.loads(line))
 
-    def read(self) -> list[dict[str, Any]] | None:
-        """The whole messages that arrived (call when readable); None once the worker is gone.
+    def read(self) -> list[Verdict] | None:
+        """The verdicts that arrived whole (call when readable); None once the worker is gone.
 
         Raw reads: a buffered readline could swallow a second verdict that select never
         announces again.
@@ -149,11 +98,11 @@ class _Worker:
             return None
         self._buffer += chunk
         *lines, self._buffer = self._buffer.split(b"\n")
-        return [json.loads(line) for line in lines if line]
+        return [Verdict.from_dict(json.loads(line)) for line in lines if line]
 
     def offer(self, job: Job) -> bool:
         """Send `job` unless it would wait behind another and not fit in the pipe meanwhile."""
-        data = json.dumps({"job": asdict(job)}).encode() + b"\n"
+        data = encode(job)
         if self.jobs and len(data) > PIPE_ROOM:
             return False
         if not self.jobs:
@@ -270,13 +219,13 @@ class ForkPool:
                 while pending and len(worker.jobs) < depth and worker.offer(prepare(pending[0])):
                     pending.popleft()
             for key, _ in selector.select(timeout=5.0):
-                worker: _Worker = key.data
-                messages = worker.read()
+                ready: _Worker = key.data
+                messages = ready.read()
                 if messages is None:
-                    self._lost(worker, selector, pending, on_verdict, "the worker process died")
+                    self._lost(ready, selector, pending, on_verdict, "the worker process died")
                     continue
-                for message in messages:
-                    self._settle(worker.finished(), Verdict.from_dict(message), pending, on_verdict)
+                for verdict in messages:
+                    self._settle(ready.finished(), verdict, pending, on_verdict)
             for worker in [w for w in self.workers if w.overdue()]:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
@@ -312,48 +261,3 @@ class ForkPool:
         self.workers[self.workers.index(worker)] = fresh
         selector.register(fresh.stdout, selectors.EVENT_READ, fresh)
         return fresh
-
-
-class SubprocessPool:
-    """The portable mode: every job in a fresh interpreter, `jobs` at a time."""
-
-    def __init__(self, setup: WorkerSetup, jobs: int) -> None:
-        self.setup = setup
-        self.size = jobs
-
-    def __enter__(self) -> SubprocessPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def control(self, tests: Sequence[str], timeout: float) -> None:
-        reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
-        if reason:
-            raise HarnessError(f"the control run of unmutated code failed in a fresh interpreter: {reason}")
-
-    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
-        prepared = [(prepare or (lambda job: job))(job) for job in jobs]
-        with ThreadPoolExecutor(max_workers=self.size) as threads:
-            for job, verdict in zip(prepared, threads.map(self._confirmed, prepared)):
-                on_verdict(job, verdict)
-
-    def _confirmed(self, job: Job) -> Verdict:
-        verdict = self._one(job)
-        return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
-
-    def _one(self, job: Job) -> Verdict:
-        request = json.dumps({"setup": asdict(self.setup), "job": asdict(job)}).encode() + b"\n"
-        started = time.monotonic()
-        process = subprocess.Popen(
-            module_command("bugsmith.harness.isolated"), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env=worker_env(self.setup.root), start_new_session=True,
-        )
-        try:
-            out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
-        return verdict_of_output(job, out, process.returncode, elapsed=time.monotonic() - started)

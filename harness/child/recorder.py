@@ -8,43 +8,24 @@ one-line report instead of pytest's formatted one.
 
 from __future__ import annotations
 
-import os
-import resource
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from _pytest.outcomes import Skipped
 from _pytest.reports import TestReport
 
+from bugsmith.harness.protocol import TestResult
+
 MESSAGE_LIMIT = 600
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TestResult:
-    """One test phase that did not simply pass, or a whole test's pass."""
-
-    __test__ = False
-
-    id: str
-    outcome: str  # "passed" or "failed" (a skip or an expected failure is not a failure)
-    when: str
-    exception: str | None = None
-    message: str = ""
-    in_source: bool = False  # the exception passed through the code under test
-    duration: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {field: getattr(self, field) for field in self.__dataclass_fields__}
-
-
-def _message(value: BaseException) -> str:
+def first_lines(error: BaseException, lines: int = 6, limit: int = MESSAGE_LIMIT) -> str:
+    """The first `lines` lines of `str(error)`, at most `limit` characters; "" if it cannot be had."""
     try:
-        text = str(value)
-    except Exception:  # a mutant can break __str__ too
-        text = ""
-    lines = text.strip().splitlines()[:6]
-    return "\n".join(lines)[:MESSAGE_LIMIT]
+        text = str(error)
+    except Exception:  # noqa: BLE001 - a mutant can break __str__ too
+        return ""
+    return "\n".join(text.strip().splitlines()[:lines])[:limit]
 
 
 def _through(tb: Any, sources: frozenset[str]) -> bool:
@@ -76,7 +57,7 @@ class Recorder:
         longrepr = None
         if excinfo is not None:
             exception = excinfo.type.__name__
-            longrepr = f"{exception}: {_message(excinfo.value)}"
+            longrepr = f"{exception}: {first_lines(excinfo.value)}"
             self._failure(item.nodeid, call, exception, excinfo)
         return TestReport(
             item.nodeid,
@@ -97,7 +78,7 @@ class Recorder:
             outcome="failed",
             when=call.when,
             exception=exception,
-            message=_message(excinfo.value),
+            message=first_lines(excinfo.value),
             in_source=_through(excinfo.tb, self.sources),
             duration=call.duration,
         )
@@ -116,36 +97,3 @@ class Recorder:
                 id=report.nodeid, outcome="passed", when="call",
                 duration=self.durations.get(report.nodeid, 0.0),
             )
-
-
-def collect_error(report: pytest.CollectReport) -> str:
-    """A collection failure in one line: the file and the error pytest ends its report with
-    (e.g. `E   ImportError: ...`), never a multi-line traceback."""
-    lines = str(report.longrepr).strip().splitlines() or ["(no message)"]
-    last = lines[-1].strip()
-    return f"{report.nodeid}: {last[1:].strip() if last.startswith('E ') else last}"[:300]
-
-
-def protocol_streams() -> tuple[Any, Any]:
-    """Take stdin/stdout for the coordinator's protocol and point fds 0/1 at /dev/null.
-
-    Tests and pytest itself print to stdout; they must never corrupt the protocol stream.
-    """
-    reader = os.fdopen(os.dup(0), "rb", buffering=0)
-    writer = os.fdopen(os.dup(1), "wb", buffering=0)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-    return reader, writer
-
-
-def limit_memory(extra_mb: int) -> None:
-    """Cap the address space so a runaway allocation fails fast instead of eating the machine."""
-    with open("/proc/self/statm", encoding="ascii") as statm:
-        current = int(statm.read().split()[0]) * resource.getpagesize()
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = current + extra_mb * 2**20
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))

@@ -1,7 +1,7 @@
 """Write the missing test: call the function on the witness and assert the original's result.
 
 Built inside the child that found the witness (it holds the live values), verified later in two
-more children (harness.triage.probe.check): it must pass on the original code and fail on the
+more children (harness.child.triage.probe.check): it must pass on the original code and fail on the
 mutant before anyone sees it. A witness with no faithful source form gets no suggested test.
 """
 
@@ -11,7 +11,7 @@ import builtins
 import re
 from typing import Any
 
-from bugsmith.harness.triage.values import ATOL, RTOL, NotLiteral, literal, np, pd
+from bugsmith.harness.child.triage.values import ATOL, RTOL, NotLiteral, literal, np, pd
 
 _TOLERANCE = f"rtol={RTOL:g}, atol={ATOL:g}"
 _MODULES = {"math": "import math", "np": "import numpy as np", "pd": "import pandas as pd",
@@ -75,7 +75,7 @@ def _pattern(message: str) -> str:
 
 
 def assertions(got: str, want: str, expected: Any, depth: int = 0) -> list[str]:
-    """Lines that assert `got` equals `want` as `harness.triage.values.same` would judge."""
+    """Lines that assert `got` equals `want` as `harness.child.triage.values.same` would judge."""
     pad = "    "
     if depth > 3:
         raise NotLiteral("result nested too deeply for a readable assertion")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bugsmith.harness.triage.engine import TriageResult, load_findings
+from bugsmith.harness.triage.classify import TriageResult, load_findings
 
 
 def report_findings(root: Path, survivors: set[str]) -> dict[str, dict[str, Any]]:

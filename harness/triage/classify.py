@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from bugsmith.harness.config import RunOptions
 from bugsmith.errors import BugsmithError, UnknownMutantError
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.executor import open_executor
+from bugsmith.harness.interpreter import target_key, worker_env
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.pool import ForkPool, worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.runner import Progress
 from bugsmith.harness.store import Store
-from bugsmith.harness.triage.calls import CALL_SECONDS
-from bugsmith.harness.triage.finding import KIND, Classification, Finding, stored_findings
-from bugsmith.harness.triage.recording import Budget, RecordedCall, record_calls, target_key
-from bugsmith.harness.triage.suggest import test_name
+from bugsmith.harness.tasks import (
+    CALL_SECONDS,
+    Budget,
+    Checked,
+    CheckTask,
+    Classification,
+    Probed,
+    ProbeTask,
+    RecordedCall,
+)
+from bugsmith.harness.triage.finding import KIND, Finding, stored_findings
+from bugsmith.harness.triage.recording import record_calls
 from bugsmith.mutators.mutant import Mutant
 
 STARTUP_SECONDS = 15.0  # a child imports hypothesis and the problem's strategies
@@ -110,51 +118,50 @@ def _path(options: RunOptions, mutant: Mutant) -> str:
 
 
 def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivors: list[Mutant],
-               recorded: dict[str, list[RecordedCall]], settings: TriageOptions,
+               recorded: dict[str, tuple[RecordedCall, ...]], settings: TriageOptions,
                progress: Callable[[Progress], None] | None, started: float) -> list[Finding]:
     if not survivors:
         return []
-    probes = [_probe_job(options, last, m, recorded.get(target_key((_path(options, m), m.function or "")), []),
+    probes = [_probe_job(options, last, m, recorded.get(target_key((_path(options, m), m.function or "")), ()),
                          settings) for m in survivors]
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, Probed] = {}
     counts: dict[str, int] = {}
 
     def on_probe(job: Job, verdict: Verdict) -> None:
-        found[job.mutant_id] = _findings(verdict)
-        kind = found[job.mutant_id].get("classification", Classification.NOT_TRIAGED.value)
+        found[job.mutant_id] = _probed(verdict)
+        kind = found[job.mutant_id].classification.value
         counts[kind] = counts.get(kind, 0) + 1
         if progress:
             progress(Progress(done=len(found), total=len(probes), counts=dict(counts),
                               elapsed=time.monotonic() - started, stage="triage"))
 
-    log_dir = options.root / ".bugsmith" / "logs"
-    with ForkPool(setup, max(1, min(options.jobs, len(probes))), log_dir) as pool:
+    # Always the fork pool, whatever the run's isolation: a probe swaps the survivor's code in and
+    # out of live functions, which only a fork-server worker's child holds.
+    workers = replace(options, jobs=max(1, min(options.jobs, len(probes))))
+    with open_executor("fork", setup, workers) as pool:
         pool.run(probes, on_probe)
         checks = [job for m in survivors for job in _check_jobs(options, last, m, found[m.id])]
-        checked: dict[str, Verdict] = {}
-        pool.run(checks, lambda job, verdict: checked.__setitem__(job.mutant_id, verdict))
+        checked: dict[str, Checked] = {}
+        pool.run(checks, lambda job, verdict: _keep_checked(checked, job, verdict))
     return [_finding(m, found[m.id], checked) for m in survivors]
 
 
-def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: list[RecordedCall],
+def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: Sequence[RecordedCall],
                settings: TriageOptions) -> Job:
     replay = min(len(calls) * 2 * CALL_SECONDS, 60.0)
-    task = {
-        "kind": "probe", "mutant_id": mutant.id, "operator": mutant.operator, "module": mutant.module,
-        "function": mutant.function or "", "calls": [c.to_dict() for c in calls],
-        "search_seconds": settings.search_seconds, "max_examples": settings.max_examples,
-    }
+    task = ProbeTask(mutant_id=mutant.id, operator=mutant.operator, module=mutant.module,
+                     function=mutant.function or "", calls=tuple(calls),
+                     search_seconds=settings.search_seconds, max_examples=settings.max_examples)
     return Job(mutant_id=mutant.id, module=mutant.module, path=_path(options, mutant),
                function=mutant.function, source=mutant.apply(last.sources[mutant.file]), tests=(),
                timeout=settings.search_seconds + replay + 2 * CALL_SECONDS + STARTUP_SECONDS, task=task)
 
 
-def _check_jobs(options: RunOptions, last: RunResult, mutant: Mutant, found: dict[str, Any]) -> list[Job]:
-    source = found.get("suggested_test")
-    if not source:
+def _check_jobs(options: RunOptions, last: RunResult, mutant: Mutant, found: Probed) -> list[Job]:
+    """The drafted test on the original code and on the mutant, each in its own child."""
+    if not found.suggested_test:
         return []
-    task = {"kind": "check", "source": source, "name": test_name(found["callee"], mutant.id),
-            "seconds": CHECK_SECONDS}
+    task = CheckTask(source=found.suggested_test, name=found.test_name, seconds=CHECK_SECONDS)
     original = Job(mutant_id=f"{mutant.id}:original", module="", path="", function=None, source="",
                    tests=(), timeout=CHECK_SECONDS + STARTUP_SECONDS, task=task)
     mutated = Job(mutant_id=f"{mutant.id}:mutant", module=mutant.module, path=_path(options, mutant),
@@ -163,39 +170,46 @@ def _check_jobs(options: RunOptions, last: RunResult, mutant: Mutant, found: dic
     return [original, mutated]
 
 
-def _findings(verdict: Verdict) -> dict[str, Any]:
-    if verdict.findings is not None:
+def _probed(verdict: Verdict) -> Probed:
+    if isinstance(verdict.findings, Probed):
         return verdict.findings
     if verdict.timed_out:
-        return {"error": f"the triage child ran over its limit ({verdict.elapsed:.0f} s)"}
-    return {"error": verdict.died or verdict.error or "the triage child reported nothing"}
+        return Probed(error=f"the triage child ran over its limit ({verdict.elapsed:.0f} s)")
+    return Probed(error=verdict.died or verdict.error or "the triage child reported nothing")
 
 
-def _finding(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]) -> Finding:
-    if "error" in found:
-        return Finding(mutant_id=mutant.id, classification=Classification.NOT_TRIAGED, note=found["error"])
+def _keep_checked(checked: dict[str, Checked], job: Job, verdict: Verdict) -> None:
+    """A check's findings; a check that reported none is left out (`_verified` says "no verdict")."""
+    if isinstance(verdict.findings, Checked):
+        checked[job.mutant_id] = verdict.findings
+
+
+def _finding(mutant: Mutant, found: Probed, checked: dict[str, Checked]) -> Finding:
+    if found.error:
+        return Finding(mutant_id=mutant.id, classification=Classification.NOT_TRIAGED, note=found.error)
     verified, note = _verified(mutant, found, checked)
     return Finding(
-        mutant_id=mutant.id, classification=Classification(found["classification"]),
-        call=found.get("call", ""), expected=found.get("expected", ""), actual=found.get("actual", ""),
-        why=found.get("why", ""), test=found.get("test", ""), tried=found.get("tried", ""),
-        suggested_test=found.get("suggested_test", ""), verified=verified,
-        note=found.get("not_written", note), seconds=float(found.get("seconds", 0.0)),
+        mutant_id=mutant.id, classification=found.classification, call=found.call,
+        expected=found.expected, actual=found.actual, why=found.why, test=found.test, tried=found.tried,
+        suggested_test=found.suggested_test, verified=verified, note=found.not_written or note,
+        seconds=found.seconds,
     )
 
 
-def _verified(mutant: Mutant, found: dict[str, Any], checked: dict[str, Verdict]) -> tuple[bool, str]:
-    if not found.get("suggested_test"):
+def _verified(mutant: Mutant, found: Probed, checked: dict[str, Checked]) -> tuple[bool, str]:
+    """Whether the drafted test passed on the original and failed on the mutant, else why not."""
+    if not found.suggested_test:
         return False, ""
-    original = (checked.get(f"{mutant.id}:original") or Verdict(mutant_id="")).findings or {}
-    mutated = (checked.get(f"{mutant.id}:mutant") or Verdict(mutant_id="")).findings or {}
-    if not original.get("passed"):
-        return False, f"the drafted test fails on the original code: {original.get('error', 'no verdict')}"
-    if "error" in mutated and "passed" not in mutated:
-        return False, f"the drafted test could not run on the mutant: {mutated['error']}"
-    if mutated.get("passed", True):
+    original = checked.get(f"{mutant.id}:original")
+    mutated = checked.get(f"{mutant.id}:mutant")
+    if original is None or not original.passed:
+        why = original.error if original is not None else "no verdict"
+        return False, f"the drafted test fails on the original code: {why}"
+    if mutated is not None and mutated.passed is None:
+        return False, f"the drafted test could not run on the mutant: {mutated.error}"
+    if mutated is None or mutated.passed:
         return False, "the drafted test passes on the mutant too: " + (
-            mutated.get("error") or "its assertions do not see the difference")
+            (mutated.error if mutated else "") or "its assertions do not see the difference")
     return True, ""
 
 

@@ -1,0 +1,71 @@
+"""How every child interpreter starts: the protocol streams, the project on `sys.path`, the
+memory cap, and pytest's command line and collection errors in one line."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from typing import Any
+
+import pytest
+
+from bugsmith.harness.protocol import WorkerSetup
+
+
+def protocol_streams() -> tuple[Any, Any]:
+    """Take stdin/stdout for the coordinator's protocol and point fds 0/1 at /dev/null.
+
+    Tests and pytest itself print to stdout; they must never corrupt the protocol stream.
+    """
+    reader = os.fdopen(os.dup(0), "rb", buffering=0)
+    writer = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return reader, writer
+
+
+def enter_project(setup: WorkerSetup) -> None:
+    """Work in the project's root, with the root first on `sys.path`, as pytest run there would:
+    children start with `-P` (harness.interpreter.module_command), so that bugsmith itself is
+    imported before the project's packages can shadow it."""
+    os.chdir(setup.root)
+    sys.path.insert(0, setup.root)
+
+
+def limit_memory(extra_mb: int) -> None:
+    """Cap the address space so a runaway allocation fails fast instead of eating the machine."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        current = int(statm.read().split()[0]) * resource.getpagesize()
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = current + extra_mb * 2**20
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def suite_arguments(setup: WorkerSetup) -> list[str]:
+    """pytest's arguments for collecting the whole suite in a long-lived process (a worker, the
+    call recorder): test order must be the collection order the coordinator planned with."""
+    return [*setup.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *setup.test_paths]
+
+
+def collect_error(report: pytest.CollectReport) -> str:
+    """A collection failure in one line: the file and the error pytest ends its report with
+    (e.g. `E   ImportError: ...`), never a multi-line traceback."""
+    lines = str(report.longrepr).strip().splitlines() or ["(no message)"]
+    last = lines[-1].strip()
+    return f"{report.nodeid}: {last[1:].strip() if last.startswith('E ') else last}"[:300]
+
+
+class CollectErrors:
+    """A pytest plugin that keeps the collection errors, each in one line."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.errors.append(collect_error(report))

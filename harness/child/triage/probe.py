@@ -1,0 +1,173 @@
+"""The child side of triage: replay the suite's calls on a mutant, then search for a witness.
+
+`probe` and `check` are the worker's handlers for ProbeTask and CheckTask (harness.tasks,
+harness.child.worker.HANDLERS): they run inside a forked, time- and memory-limited child of a
+fork-server worker, after nothing else has been activated. A probe holds the original and the
+mutated code of the survivor's function and switches the live function objects between them,
+so both versions run in the same child on deep copies of the same input. Neither raises:
+anything that goes wrong is the `error` of the findings it returns.
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+import time
+from dataclasses import replace
+from types import CodeType, FunctionType
+from typing import Any
+
+from bugsmith.harness.child.activation import (
+    FunctionIndex,
+    NeedsFreshImport,
+    live_functions,
+    mutated_code,
+    swap,
+)
+from bugsmith.harness.child.triage.calls import Result, call, difference
+from bugsmith.harness.child.triage.suggest import suggested_test, test_name
+from bugsmith.harness.child.triage.values import NotLiteral, same, short
+from bugsmith.harness.protocol import Patch
+from bugsmith.harness.tasks import CheckTask, Checked, Classification, Probed, ProbeTask, RecordedCall
+
+RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
+
+
+class Toggle:
+    """Switches every live function of the survivor between its original and its mutated code."""
+
+    def __init__(self, index: FunctionIndex, patches: tuple[Patch, ...]) -> None:
+        self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
+        self.files = frozenset(patch.path for patch in patches)
+        for patch in patches:
+            if patch.function is None:
+                raise NeedsFreshImport("the site runs at import time")
+            targets = live_functions(index, patch.path, patch.function)
+            new = mutated_code(targets, patch.path, patch.function, patch.source, patch.unit)
+            self.swaps += [(target, target.__code__, new) for target in targets]
+
+    @property
+    def function(self) -> FunctionType:
+        return self.swaps[0][0]
+
+    def original(self) -> None:
+        for target, code, _ in self.swaps:
+            target.__code__ = code
+
+    def mutant(self) -> None:
+        for target, _, code in self.swaps:
+            target.__code__ = code
+
+    def both(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Result, Result]:
+        self.original()
+        first = call(function, args, kwargs, files=self.files)
+        self.mutant()
+        second = call(function, args, kwargs, files=self.files)
+        self.original()
+        return first, second
+
+
+def probe(task: ProbeTask, index: FunctionIndex, patches: tuple[Patch, ...]) -> Probed:
+    """Replay, then search: what tells the survivor from the original, if anything does."""
+    try:
+        return _probe(task, Toggle(index, patches))
+    except NeedsFreshImport as error:
+        return Probed(error=f"not triaged: {error}")
+    except BaseException as error:  # noqa: BLE001 - a finding, never a crash of the worker
+        return Probed(error=f"{type(error).__name__}: {short(str(error), 200)}")
+
+
+def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
+    started = time.monotonic()
+    recorded = [c for c in map(_unpickled, task.calls) if c is not None]
+    found = replay(task, toggle, recorded)
+    if found is not None:
+        return replace(found, seconds=time.monotonic() - started)
+    from bugsmith.harness.child.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
+
+    own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
+    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _ in recorded])
+    outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
+                     seconds=task.search_seconds, max_examples=task.max_examples)
+    tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
+             f"in {outcome.seconds:.1f} s from: {'; '.join(outcome.sources) or 'no strategy applies'}")
+    if outcome.witness is None:
+        return Probed(classification=Classification.POSSIBLY_EQUIVALENT, tried=tried,
+                      seconds=time.monotonic() - started)
+    entry, args, kwargs, first, second, why = outcome.witness
+    found = _finding(Classification.UNDERTESTED, task, entry.callee, entry.module, args, kwargs,
+                     first, second, why)
+    return replace(found, tried=tried, seconds=time.monotonic() - started)
+
+
+def replay(task: ProbeTask, toggle: Toggle, recorded: list[tuple[str, Any, Any, Any]]) -> Probed | None:
+    """The first recorded call on which the mutant differs, as an `unasserted` finding."""
+    for test, args, kwargs, expected in recorded:
+        first, second = toggle.both(toggle.function, args, kwargs)
+        if not _reproduces(first, expected):
+            continue  # the original does not reproduce its recorded result: not a fair witness
+        why = difference(first, second)
+        if why is not None:
+            found = _finding(Classification.UNASSERTED, task, task.function, task.module, args, kwargs,
+                             first, second, why)
+            return replace(found, test=test, tried=f"replayed the call made by {test}")
+    return None
+
+
+def _reproduces(first: Result, expected: Any) -> bool:
+    if expected is RAISED:
+        return first.deliberate
+    return first.ok and same(first.value, expected)
+
+
+def _unpickled(recorded: RecordedCall) -> tuple[str, Any, Any, Any] | None:
+    try:
+        args, kwargs = pickle.loads(base64.b64decode(recorded.args))
+        result = pickle.loads(base64.b64decode(recorded.result)) if recorded.result else RAISED
+        return recorded.test, tuple(args), dict(kwargs), result
+    except Exception:  # noqa: BLE001 - e.g. a class defined in a test module
+        return None
+
+
+def _finding(kind: Classification, task: ProbeTask, callee: str, module: str, args: tuple[Any, ...],
+             kwargs: dict[str, Any], first: Result, second: Result, why: str) -> Probed:
+    constructs = callee.endswith(".__init__") and bool(args)
+    built = first.after[0][0] if constructs and first.ok else first.value
+    if constructs:  # `Scheduler.__init__(self, 0)` is written `Scheduler(0)`
+        callee, args = callee.removesuffix(".__init__"), args[1:]
+    shown = [short(a, 160) for a in args] + [f"{k}={short(v, 160)}" for k, v in kwargs.items()]
+    finding = Probed(
+        classification=kind, callee=callee, module=module,
+        call=f"{callee}({', '.join(shown)})", expected=_described(first, constructs),
+        actual=_described(second, constructs), why=why,
+    )
+    try:
+        drafted = suggested_test(
+            module=module, callee=callee, args=args, kwargs=kwargs, expected=built,
+            raises=None if first.ok else (first.exception, first.message), constructs=constructs,
+            mutant_id=task.mutant_id, operator=task.operator)
+    except NotLiteral as error:
+        return replace(finding, not_written=f"the witness has no source form: {error}")
+    return replace(finding, suggested_test=drafted, test_name=test_name(callee, task.mutant_id))
+
+
+def _described(result: Result, constructs: bool) -> str:
+    return "builds the object" if constructs and result.ok else result.describe()
+
+
+def check(task: CheckTask, index: FunctionIndex, patches: tuple[Patch, ...]) -> Checked:
+    """Run a drafted test's source on the original (no patches) or on the mutant."""
+    try:
+        for patch in patches:
+            swap(index, patch.path, patch.function, patch.source, patch.unit)
+        namespace: dict[str, Any] = {"__name__": "bugsmith_suggested"}
+        try:
+            exec(compile(task.source, "<suggested test>", "exec", dont_inherit=True), namespace)
+        except BaseException as error:  # noqa: BLE001
+            return Checked(passed=False, error=f"the test does not load: {type(error).__name__}: {error}")
+        result = call(namespace[task.name], (), {}, seconds=task.seconds)
+        return Checked(passed=result.ok, error="" if result.ok else result.describe())
+    except NeedsFreshImport as error:
+        return Checked(error=f"not triaged: {error}")
+    except BaseException as error:  # noqa: BLE001 - a finding, never a crash of the worker
+        return Checked(error=f"{type(error).__name__}: {short(str(error), 200)}")

@@ -1,0 +1,129 @@
+"""The Executor protocol: what runs jobs for the coordinator, and the one table that picks it.
+
+Every executor runs the same jobs (harness.protocol) and gives the same verdicts:
+
+| kind         | implementation                        | where a job runs                               |
+| ------------ | ------------------------------------- | ---------------------------------------------- |
+| `fork`       | harness.fork_pool.ForkPool             | a fork of a long-lived worker on this machine  |
+| `subprocess` | harness.subprocess_pool.SubprocessPool | a fresh interpreter on this machine            |
+| `dask`       | harness.distributed.DaskExecutor       | a fork-server pool on a Dask cluster's workers |
+
+`fork` is the default; `--isolation subprocess` picks the portable mode, `--executor dask` a
+cluster. The runner, the exercise evaluator and triage take an Executor from `open_executor`
+(or a caller's factory) and never ask which one they hold. The rule all of them share, that a
+timeout on a loaded machine gets one longer second run, lives here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, Self
+
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+
+if TYPE_CHECKING:
+    from bugsmith.harness.baseline import Baseline
+
+OnVerdict = Callable[[Job, Verdict], None]
+Prepare = Callable[[Job], Job]  # rewrites a job just before it starts (the adaptive test order)
+
+TIMEOUT_CONFIRMATION = 2.0  # a timeout is confirmed once with this many times the limit
+# A process that had the CPU for at least this share of its wall time was running, not
+# waiting for a core: its timeout stands without a second run.
+BUSY_SHARE = 0.5
+
+
+class Executor(Protocol):
+    """Runs jobs and reports one verdict per job. Entered before its first use (it may start
+    processes, which then import and collect while the caller works) and left at the end."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def baseline(self) -> Baseline:
+        """The suite once on unmutated code, with per-test coverage; BaselineError unless green."""
+        ...
+
+    def control(self, tests: Sequence[str], timeout: float) -> None:
+        """Run `tests` on unmutated code through this executor's own machinery; HarnessError
+        unless they all pass (a broken machinery must not pass for killed mutants)."""
+        ...
+
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
+        """Run `jobs`, calling `on_verdict` once per job as its verdict comes in."""
+        ...
+
+
+ExecutorFactory = Callable[[WorkerSetup, RunOptions], Executor]
+
+
+def log_dir(options: RunOptions) -> Path:
+    """Where fork-server workers write their stderr: a worker that dies is explained there."""
+    return options.root / ".bugsmith" / "logs"
+
+
+# Imports inside the builders: the pools import this module for the protocol's types, and Dask
+# is an optional extra that only `--executor dask` may require.
+def _fork(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
+    from bugsmith.harness.fork_pool import ForkPool
+
+    return ForkPool(setup, options.jobs, log_dir(options))
+
+
+def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
+    from bugsmith.harness.subprocess_pool import SubprocessPool
+
+    return SubprocessPool(setup, options.jobs)
+
+
+def _dask(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
+    from bugsmith.harness.distributed import DaskExecutor
+
+    return DaskExecutor(setup, address=scheduler)
+
+
+EXECUTORS: dict[str, Callable[[WorkerSetup, RunOptions, str | None], Executor]] = {
+    "fork": _fork,
+    "subprocess": _subprocess,
+    "dask": _dask,
+}
+
+
+def open_executor(kind: str, setup: WorkerSetup, options: RunOptions, scheduler: str | None = None) -> Executor:
+    """A new, not yet entered executor of `kind` for the project `setup` describes."""
+    return EXECUTORS[kind](setup, options, scheduler)
+
+
+def local_executor(setup: WorkerSetup, options: RunOptions) -> Executor:
+    """The executor on this machine that the options' isolation asks for: fork or subprocess."""
+    return open_executor(options.isolation, setup, options)
+
+
+def executor_factory(kind: str, scheduler: str | None = None) -> ExecutorFactory:
+    """A factory for `harness.run(..., executor_factory=...)` that opens executors of `kind`."""
+    return lambda setup, options: open_executor(kind, setup, options, scheduler)
+
+
+def needs_confirmation(verdict: Verdict) -> bool:
+    """Whether a timeout may be the machine's fault rather than the mutant's.
+
+    A test gets `factor x its baseline time + base` seconds. Had it been given at least half a
+    core it would have needed over 1.5x its baseline CPU time to run out of that, so a timeout
+    with a busy process is the mutant looping (or doing more work), and only a starved, sleeping
+    or blocked one deserves the second, longer run. Without a CPU figure, always confirm.
+    """
+    return verdict.cpu is None or verdict.cpu < BUSY_SHARE * verdict.elapsed
+
+
+def confirm_timeout(job: Job) -> Job:
+    """The same job with a longer limit: a loaded machine must not turn slow tests into
+    timeouts, while a mutant that loops forever costs only one more, longer wait."""
+    return replace(
+        job,
+        timeout=job.timeout * TIMEOUT_CONFIRMATION,
+        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in job.limits),
+    )

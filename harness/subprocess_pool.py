@@ -1,0 +1,73 @@
+"""The portable executor: every job in a fresh interpreter on this machine (harness.executor).
+
+`--isolation subprocess`: no fork server, so it works wherever a worker's fork cannot (or
+must not) be trusted, at the price of a full start-up and collection per job. Each job runs in
+`python -m bugsmith.harness.child.isolated`, which imports the mutant through an import hook.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from bugsmith.errors import HarnessError
+from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
+from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output, worker_env
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
+from bugsmith.harness.verdict import control_failure
+
+SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
+
+
+class SubprocessPool:
+    """The portable mode: every job in a fresh interpreter, `jobs` at a time."""
+
+    def __init__(self, setup: WorkerSetup, jobs: int) -> None:
+        self.setup = setup
+        self.size = jobs
+
+    def __enter__(self) -> SubprocessPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def baseline(self) -> Baseline:
+        """The suite once in its own fresh interpreter: there is no worker to share it with."""
+        return run_baseline(self.setup, worker_env(self.setup.root))
+
+    def control(self, tests: Sequence[str], timeout: float) -> None:
+        reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
+        if reason:
+            raise HarnessError(f"the control run of unmutated code failed in a fresh interpreter: {reason}")
+
+    def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
+        prepared = [(prepare or (lambda job: job))(job) for job in jobs]
+        with ThreadPoolExecutor(max_workers=self.size) as threads:
+            for job, verdict in zip(prepared, threads.map(self._confirmed, prepared)):
+                on_verdict(job, verdict)
+
+    def _confirmed(self, job: Job) -> Verdict:
+        verdict = self._one(job)
+        return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
+
+    def _one(self, job: Job) -> Verdict:
+        request = encode(FreshRequest(setup=self.setup, job=job))
+        started = time.monotonic()
+        process = subprocess.Popen(
+            module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
+            env=worker_env(self.setup.root), start_new_session=True,
+        )
+        try:
+            out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
+        return verdict_of_output(job, out, process.returncode, elapsed=time.monotonic() - started)
