@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bugsmith.errors import BugsmithError, ConfigError, HarnessError
 from bugsmith.harness.baseline import Baseline, run_baseline
@@ -40,10 +40,13 @@ from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
-try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
+if TYPE_CHECKING:
     from distributed import WorkerPlugin as _PluginBase
-except ImportError:  # pragma: no cover - exercised only without the extra
-    _PluginBase = object
+else:
+    try:  # the plugin must subclass Dask's, but Dask is optional: dask_executor says how to get it
+        from distributed import WorkerPlugin as _PluginBase
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        _PluginBase = object
 
 INSTALL_HINT = "the dask executor needs Dask: pip install 'bugsmith[dask]'"
 BATCH_LIMIT = 16
@@ -71,7 +74,7 @@ def dask_executor(scheduler: str | None) -> ExecutorFactory:
     return executor_factory("dask", scheduler)
 
 
-class PoolPlugin(_PluginBase):  # type: ignore[misc, valid-type]
+class PoolPlugin(_PluginBase):
     """Lives on every Dask worker for one run and owns that worker's fork-server pools."""
 
     def __init__(self) -> None:

@@ -132,7 +132,7 @@ def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant,
         changed = changed_lines(options.root, options.since, sorted({m.file for m in mutants}))
         mutants = tuple(
             m for m in mutants
-            if changed.get(m.file) is None or changed[m.file] & set(span_lines(m))
+            if (lines := changed.get(m.file)) is None or lines & set(span_lines(m))
         )
     return mutants
 

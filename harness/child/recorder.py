@@ -59,6 +59,7 @@ class Recorder:
             exception = excinfo.type.__name__
             longrepr = f"{exception}: {first_lines(excinfo.value)}"
             self._failure(item.nodeid, call, exception, excinfo)
+        assert call.when != "collect", "a runtest hook never sees collection"
         return TestReport(
             item.nodeid,
             item.location,

@@ -202,7 +202,7 @@ def grading_layout(exercise_folder: Path, problem: str) -> GradingLayout:
                                hidden=tuple(data["hidden"]))
     except (ValueError, KeyError, TypeError) as error:
         raise ExerciseError(f"{record}: not a {LAYOUT_FORMAT} record: {error}") from None
-    for path in (*layout.code, *layout.targets):
+    for path in (*(layout.code or ()), *layout.targets):
         if not isinstance(path, str) or path.startswith("/") or ".." in path.split("/"):
             raise ExerciseError(f"{record}: {path!r} is not a path inside the exercise")
     return layout

@@ -200,7 +200,8 @@ class _ProblemBuilder:
     def _with_symptom(self, batch: Sequence[Mutant]) -> tuple[list[Mutant], list[Mutant]]:
         """The mutants that fail a visible test, split by how they fail it (silent, loud)."""
         verdicts = self.ev.run([self.ev.job(m.id, [m], tests=self.visible) for m in batch])
-        quiet, noisy = [], []
+        quiet: list[Mutant] = []
+        noisy: list[Mutant] = []
         for mutant in batch:
             verdict = verdicts.get(mutant.id)
             failed = _failed(verdict) if verdict is not None else None

@@ -58,7 +58,7 @@ class MutantView:
 
     @property
     def family(self) -> str:
-        return Family(self.mutant.family).value
+        return str(self.mutant.family.value)
 
     @property
     def failure(self) -> str | None:

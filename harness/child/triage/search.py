@@ -175,6 +175,7 @@ def _array_like(value: Any, keep_shape: bool) -> Any:
         st.sampled_from([1, 0]) | st.integers(0, value.shape[0] + 2))
     shape = rows if value.ndim == 1 else rows.map(lambda n: (n, value.shape[1]))
     low, high = float(value.min()), float(value.max())
+    elements: st.SearchStrategy[Any]
     if value.dtype.kind == "b":
         elements = st.booleans()
     elif value.dtype.kind in "iu":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 RTOL = 1e-9  # float noise below this is not a behaviour difference a test should pin
 ATOL = 1e-12
@@ -36,8 +36,12 @@ class LazyModule:
         return _Never if module is None else getattr(module, attribute)
 
 
-np = LazyModule("numpy")
-pd = LazyModule("pandas")
+if TYPE_CHECKING:  # the checker sees the real modules; at run time they are only looked up
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 
 class NotLiteral(Exception):
