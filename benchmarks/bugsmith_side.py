@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bugsmith import harness
 from clock import cpu_seconds
+
+from bugsmith import harness
 from bugsmith.harness.config import RunOptions, resolve
-from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.executor import local_executor
+from bugsmith.harness.outcome import RunResult, Status
 
 _RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
 

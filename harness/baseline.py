@@ -120,8 +120,7 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     started = time.monotonic()
     process = subprocess.run(
         module_command("bugsmith.harness.child.coverage_run"),
-        input=encode(setup), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=setup.root, env=env, check=False,
+        input=encode(setup), capture_output=True, cwd=setup.root, env=env, check=False,
     )
     if not process.stdout.strip():
         tail = process.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fnmatch import fnmatch
 from pathlib import Path
 
-from bugsmith.harness.config import DEFAULT_EXCLUDE, RunOptions
 from bugsmith.errors import ConfigError
+from bugsmith.harness.config import DEFAULT_EXCLUDE, RunOptions
 
 
 def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:

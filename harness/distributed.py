@@ -3,8 +3,9 @@
 The `dask` row of harness.executor's table. Each thread of each Dask worker keeps one
 fork-server pool (harness.fork_pool.ForkPool) for the length of a run, so the suite is
 collected once per thread, not once per batch; a ForkPool serves one caller at a time, and a
-`dask worker` runs as many batches at once as it has threads. The pools hang off a worker plugin registered for this run only: unregistering it at
-the end of the run (or closing the worker) stops them, and the next run collects fresh code.
+`dask worker` runs as many batches at once as it has threads. The pools hang off a worker
+plugin registered for this run only: unregistering it at the end of the run (or closing the
+worker) stops them, and the next run collects fresh code.
 
 The project must be at the same path on every machine (a shared or identical checkout): a job
 carries the mutated file's text, but the tests, fixtures and the rest of the package are

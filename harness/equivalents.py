@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bugsmith.errors import ConfigError
 
+
 def load(path: Path) -> dict[str, str]:
     if not path.is_file():
         return {}

@@ -43,7 +43,8 @@ def time_limit(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], factor: fl
     return factor * sum(by_id[test].duration for test in tests) + base
 
 
-def per_test_limits(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], factor: float, base: float) -> tuple[float, ...]:
+def per_test_limits(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], factor: float,
+                    base: float) -> tuple[float, ...]:
     """A limit per test, `factor x its baseline time + base`: the clock restarts at each test."""
     return tuple(factor * by_id[test].duration + base for test in tests)
 

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bugsmith.harness import equivalents
@@ -182,7 +182,7 @@ def run(
     selection (for libraries and tests that bring their own).
     """
     started = time.monotonic()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     store = Store.open(options.store_path)
     executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
                           options)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bugsmith.harness import config
 from bugsmith.errors import ConfigError
+from bugsmith.harness import config
 from bugsmith.harness.exercises.records import ExerciseError, is_hidden_test
 
 REFERENCE = "reference"

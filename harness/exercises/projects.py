@@ -27,9 +27,9 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from bugsmith.errors import ConfigError
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
-from bugsmith.errors import ConfigError
 from bugsmith.harness.exercises.problems import PROJECT, Problem
 from bugsmith.harness.exercises.pytest_config import exercise_config, find_config, with_addopts, with_pythonpath
 

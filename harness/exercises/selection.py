@@ -24,11 +24,11 @@ from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
+from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.job_plan import CACHE_VERSION
 from bugsmith.harness.outcome import Failure
 from bugsmith.harness.protocol import TestResult, Verdict
 from bugsmith.harness.runner import test_file_hashes
-from bugsmith.harness.import_time import import_calls
-from bugsmith.harness.job_plan import CACHE_VERSION
 from bugsmith.harness.store import Store
 from bugsmith.harness.verdict import PROCESS_EXITS, failure_kind
 from bugsmith.mutators import registry

@@ -114,7 +114,7 @@ def _setup(options: RunOptions, last: RunResult) -> WorkerSetup:
 
 
 def _path(options: RunOptions, mutant: Mutant) -> str:
-    return str((options.root.resolve() / mutant.file))
+    return str(options.root.resolve() / mutant.file)
 
 
 def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivors: list[Mutant],

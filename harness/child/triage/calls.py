@@ -12,7 +12,6 @@ from bugsmith.harness.child.triage.values import same, short
 from bugsmith.harness.tasks import CALL_SECONDS
 
 
-
 class _Hung(BaseException):
     """Raised by the alarm in a call that runs too long; a BaseException so code cannot catch it."""
 

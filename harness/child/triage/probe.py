@@ -28,7 +28,7 @@ from bugsmith.harness.child.triage.calls import Result, call, difference
 from bugsmith.harness.child.triage.suggest import suggested_test, test_name
 from bugsmith.harness.child.triage.values import NotLiteral, same, short
 from bugsmith.harness.protocol import Patch
-from bugsmith.harness.tasks import CheckTask, Checked, Classification, Probed, ProbeTask, RecordedCall
+from bugsmith.harness.tasks import Checked, CheckTask, Classification, Probed, ProbeTask, RecordedCall
 
 RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
 
@@ -83,7 +83,11 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     found = replay(task, toggle, recorded)
     if found is not None:
         return replace(found, seconds=time.monotonic() - started)
-    from bugsmith.harness.child.triage.search import Entry, entries, search  # hypothesis: only when replay found nothing
+    from bugsmith.harness.child.triage.search import (  # hypothesis: only when replay found nothing
+        Entry,
+        entries,
+        search,
+    )
 
     own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
     candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _ in recorded])
