@@ -21,7 +21,7 @@ from bugsmith.mutators.families.leakage.row_order import ORDER_METHODS
 from bugsmith.mutators.family import Family
 
 
-class DropSort(Mutator):
+class DropSort(Mutator[cst.Call]):
     """`df.sort_values("time")` is dropped before order-dependent work: lags run in file order.
 
     Realistic: data usually arrives sorted, so the sort looks redundant and is removed; on the
@@ -75,7 +75,7 @@ def _uses_order(scope: cst.CSTNode, sort: cst.Call) -> bool:
     return any(call is not sort for call in m.findall(scope, ordered))
 
 
-def _reassigns(statement: cst.CSTNode, receiver: cst.BaseExpression, ctx: Context) -> bool:
+def _reassigns(statement: cst.CSTNode | None, receiver: cst.BaseExpression, ctx: Context) -> bool:
     """`df = df.sort_values(...)`: deleting the line, not leaving `df = df`, is the natural bug."""
     return (
         isinstance(statement, cst.Assign)

@@ -28,7 +28,7 @@ def _is_full_slice(element: cst.SubscriptElement) -> bool:
     return m.matches(element.slice, m.Slice(lower=None, upper=None, step=None))
 
 
-class DropNewAxis(Mutator):
+class DropNewAxis(Mutator[cst.Subscript | cst.Call]):
     """`x[:, None]` or `np.expand_dims(x, 1)` becomes `x`: a vector is no longer made a column.
 
     Realistic: the `None` index is the one-token idiom behind every pairwise-difference and
@@ -70,7 +70,7 @@ def _is_assigned(node: cst.CSTNode, ctx: Context) -> bool:
     return isinstance(parent, cst.AssignTarget) or getattr(parent, "target", None) is node
 
 
-class ColumnToRow(Mutator):
+class ColumnToRow(Mutator[cst.Subscript]):
     """`X[:, j]` becomes `X[j]`: column j (a feature over all samples) becomes row j (a sample).
 
     Realistic: in plain Python `X[j]` is how you pick "item j"; on a 2-D array it silently picks
@@ -93,6 +93,6 @@ class ColumnToRow(Mutator):
     @spelled_out
     def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.Subscript]:
         first, second = node.slice
-        column = second.slice.value
+        column = cst.ensure_type(second.slice, cst.Index).value  # the matcher's `m.Index()`
         if _is_full_slice(first) and not _is_newaxis(column) and not isinstance(column, cst.Ellipsis):
             yield node.with_changes(slice=[second.with_changes(comma=cst.MaybeSentinel.DEFAULT)])
