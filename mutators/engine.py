@@ -20,8 +20,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, WhitespaceInclusivePosit
 
 from bugsmith.errors import SourceError
 from bugsmith.mutators.base import AnyMutator
-from bugsmith.mutators.context import Context
 from bugsmith.mutators.compiled import CompileUnits
+from bugsmith.mutators.context import Context
 from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
 from bugsmith.mutators.splice import Splice, splice

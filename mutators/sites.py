@@ -1,8 +1,9 @@
 """Walk a module once and collect every mutator's proposals, skipping code that is noise.
 
-No noise: annotations, type unions such as `str | None` in aliases, docstrings, `raise` statements (their messages), assert messages,
-logging and warning calls, decorators, imports and `if TYPE_CHECKING:` blocks are never
-mutated, nor is any site on a line ending in `# pragma: no mutate`. In measurements of peer
+No noise: annotations, type unions such as `str | None` in aliases, docstrings, `raise`
+statements (their messages), assert messages, logging and warning calls, decorators, imports and
+`if TYPE_CHECKING:` blocks are never mutated, nor is any site on a line ending in
+`# pragma: no mutate`. In measurements of peer
 tools half of all survivors sat in such places, which no test can or should kill.
 """
 

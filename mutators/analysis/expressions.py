@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from typing import Protocol, cast
 
 import libcst as cst
-import libcst.matchers as m
 
 from bugsmith.mutators.context import Context
 

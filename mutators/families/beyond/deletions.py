@@ -110,10 +110,14 @@ class DeleteUpdate(Mutator[cst.SimpleStatementLine]):
                 "    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n"
             ),
             after=(
-                "def f(self, x, keep):\n    y = x + 1\n    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.last = y\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    self.last = y\n    return y\n",
+                "def f(self, x, keep):\n    y = x + 1\n    self.n += 1\n    self.last = y\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.last = y\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    self.last = y\n"
+                "    return y\n",
             ),
         ),
         Example(

@@ -60,12 +60,17 @@ class DropOne(Mutator[cst.BinaryOperation]):
     matcher = m.BinaryOperation(operator=m.Add() | m.Subtract(), right=_ONE)
     examples = (
         Example(
-            before="def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+            before="def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                   "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
             after=(
-                "def f(x, i, n):\n    for k in range(n):\n        if k < n - 1:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i + 1], x[:i]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n):\n        if k < n - 1:\n"
+                "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n:\n"
+                "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                "            return x[i], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                "            return x[i + 1], x[:i]\n    return n + 1\n",
             ),
         ),
         Example(

@@ -152,7 +152,8 @@ class SwapArguments(Mutator[cst.Call]):
         ),
         # symmetric functions, mixed kinds (a value and a constant), keywords and strings
         Example(
-            before="def f(a, b, n):\n    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
+            before="def f(a, b, n):\n"
+                   "    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
             after=(),
         ),
     )

@@ -104,7 +104,10 @@ class BreakContinue(Mutator[cst.Break | cst.Continue]):
 
     name = "classic/break-continue"
     family = Family.CLASSIC
-    explanation = "`{original}` became `{mutated}`: the loop goes on where it should stop, or stops where it should go on"
+    explanation = (
+        "`{original}` became `{mutated}`: the loop goes on where it should stop, or stops where it "
+        "should go on"
+    )
     matcher = m.Break() | m.Continue()
     examples = (
         Example(

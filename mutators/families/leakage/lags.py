@@ -44,7 +44,8 @@ class DropShift(Mutator[cst.Call]):
                 after=("def f(s):\n    return s.rolling(3).mean()\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].shift(periods=2, fill_value=0)\n",
                 after=("def f(df):\n    return df['y']\n",)),
-        Example(before="from scipy import ndimage\n\ndef f(s, image):\n    return s.rolling(3).mean(), ndimage.shift(image, 1), self.shift(2)\n",
+        Example(before="from scipy import ndimage\n\ndef f(s, image):\n"
+                       "    return s.rolling(3).mean(), ndimage.shift(image, 1), self.shift(2)\n",
                 after=()),
     )
 

@@ -38,7 +38,8 @@ class CenterWindow(Mutator[cst.Call]):
         Example(before="def f(s):\n    return s.rolling(3).mean()\n",
                 after=("def f(s):\n    return s.rolling(3, center=True).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n    ).mean()\n",
-                after=("def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n        center=True,\n    ).mean()\n",)),
+                after=("def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n        center=True,\n"
+                       "    ).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(3, center=False).mean()\n",
                 after=("def f(s):\n    return s.rolling(3, center=True).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(3, center=True).mean(), s.expanding(3).mean()\n", after=()),
@@ -72,8 +73,11 @@ class ClosedWindow(Mutator[cst.Call]):
     )
     examples = (
         Example(before="def f(s):\n    return s.rolling('3D', closed='left').sum()\n",
-                after=("def f(s):\n    return s.rolling('3D', closed='both').sum()\n", "def f(s):\n    return s.rolling('3D').sum()\n")),
-        Example(before="def f(s):\n    return s.rolling(3, closed=\"right\").sum(), s.resample('D', closed='left').sum()\n", after=()),
+                after=("def f(s):\n    return s.rolling('3D', closed='both').sum()\n",
+                       "def f(s):\n    return s.rolling('3D').sum()\n")),
+        Example(before="def f(s):\n    return s.rolling(3, closed=\"right\").sum(), "
+                       "s.resample('D', closed='left').sum()\n",
+                after=()),
     )
 
     @spelled_out

@@ -78,7 +78,9 @@ class DropGroupby(Mutator[cst.Call]):
                 after=("def f(df, keys):\n    return df.y.rolling(3).mean()\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.cumsum())\n",
                 after=("def f(df):\n    return df['y'].transform(lambda s: s.cumsum())\n",)),
-        Example(before="def f(df):\n    return df.groupby('id')['y'].transform('mean'), df.groupby('id')['y'].mean(), df['y'].shift(1)\n",
+        Example(before="def f(df):\n"
+                       "    return df.groupby('id')['y'].transform('mean'), df.groupby('id')['y'].mean(), "
+                       "df['y'].shift(1)\n",
                 after=()),
     )
 
@@ -118,13 +120,16 @@ class FullSampleStatistic(Mutator[cst.Call]):
         Example(before="def f(s):\n    return (s - s.expanding(2).mean()) / s.shift(1).rolling(5).std(ddof=0)\n",
                 after=("def f(s):\n    return (s - s.mean()) / s.shift(1).rolling(5).std(ddof=0)\n",
                        "def f(s):\n    return (s - s.expanding(2).mean()) / s.shift(1).std(ddof=0)\n")),
-        Example(before="def f(df):\n    return df.groupby('id')['y'].expanding().mean().reset_index(level=0, drop=True)\n",
-                after=("def f(df):\n    return df.groupby('id')['y'].transform(\"mean\").reset_index(level=0, drop=True)\n",)),
+        Example(before="def f(df):\n"
+                       "    return df.groupby('id')['y'].expanding().mean().reset_index(level=0, drop=True)\n",
+                after=("def f(df):\n"
+                       "    return df.groupby('id')['y'].transform(\"mean\").reset_index(level=0, drop=True)\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.expanding().mean())\n",
                 after=("def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.mean())\n",)),
         Example(before="def f(s):\n    level = s.ewm(span=3).mean()\n    return s / level\n",
                 after=("def f(s):\n    level = s.mean()\n    return s / level\n",)),
-        Example(before="def f(s):\n    return s.rolling(3).mean().shift(1), s.rolling(3).apply(g), s.expanding().quantile(0.5)\n",
+        Example(before="def f(s):\n"
+                       "    return s.rolling(3).mean().shift(1), s.rolling(3).apply(g), s.expanding().quantile(0.5)\n",
                 after=()),
     )
 
@@ -162,7 +167,8 @@ class CumulativeToTotal(Mutator[cst.Call]):
                        "def f(df):\n    df['seen'] = df['clicks'].cumsum()\n    return df['y'].max() / 2\n")),
         Example(before="def f(df):\n    return df.groupby('id')['y'].cumsum()\n",
                 after=("def f(df):\n    return df.groupby('id')['y'].transform(\"sum\")\n",)),
-        Example(before="def f(s, w):\n    past = s.cumsum()\n    return np.cumsum(w), s.cumsum().shift(1), s.cumsum()[-1], np.dot(s.cumsum(), w)\n",
+        Example(before="def f(s, w):\n    past = s.cumsum()\n"
+                       "    return np.cumsum(w), s.cumsum().shift(1), s.cumsum()[-1], np.dot(s.cumsum(), w)\n",
                 after=()),
     )
 

@@ -39,9 +39,11 @@ class DropSort(Mutator[cst.Call]):
     examples = (
         Example(before="def f(df):\n    df = df.sort_values('t')\n    return df['y'].shift(1)\n",
                 after=("def f(df):\n    return df['y'].shift(1)\n",)),
-        Example(before="def f(df):\n    df.sort_index(inplace=True)\n    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
+        Example(before="def f(df):\n    df.sort_index(inplace=True)\n"
+                       "    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
                 after=("def f(df):\n    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
-                       "def f(df):\n    df.sort_index(inplace=True)\n    s = df.groupby('id')['y'].diff()\n    return s\n")),
+                       "def f(df):\n    df.sort_index(inplace=True)\n    s = df.groupby('id')['y'].diff()\n"
+                       "    return s\n")),
         Example(before="def f(df):\n    return df.sort_values('score').head(10)\n", after=()),
     )
 

@@ -19,7 +19,6 @@ from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
-
 _SUMS = frozenset({"sum", "nansum", "dot", "vdot", "inner"})
 
 
@@ -81,7 +80,10 @@ class RectangleRule(Mutator[cst.BinaryOperation]):
 
     name = "metric/rectangle-rule"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the area is summed over rectangles instead of trapezoids, wrong on every diagonal segment (ties)"
+    explanation = (
+        "`{original}` became `{mutated}`: the area is summed over rectangles instead of "
+        "trapezoids, wrong on every diagonal segment (ties)"
+    )
     matcher = m.BinaryOperation(operator=m.Add())
     examples = (
         Example(
@@ -127,8 +129,13 @@ class TrapezoidToSum(Mutator[cst.Call]):
 
     name = "metric/trapezoid-to-sum"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the area is summed over rectangles instead of trapezoids, wrong on every diagonal segment (ties)"
-    matcher = m.Call(func=m.Name("trapz") | m.Name("trapezoid") | m.Attribute(attr=m.Name("trapz") | m.Name("trapezoid")))
+    explanation = (
+        "`{original}` became `{mutated}`: the area is summed over rectangles instead of "
+        "trapezoids, wrong on every diagonal segment (ties)"
+    )
+    matcher = m.Call(
+        func=m.Name("trapz") | m.Name("trapezoid") | m.Attribute(attr=m.Name("trapz") | m.Name("trapezoid"))
+    )
     examples = (
         Example(
             before="import numpy as np\n\ndef auc(fpr, tpr):\n    return np.trapezoid(tpr, fpr)\n",

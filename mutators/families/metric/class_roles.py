@@ -20,7 +20,6 @@ from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
-
 # Role words of a curve's two axes.
 _AXES = (("fpr", "tpr"), ("fps", "tps"), ("fp", "tp"), ("false", "true"), ("precision", "recall"))
 _PLOTS = frozenset({"plot", "scatter", "step", "fill_between", "semilogx", "semilogy", "loglog"})

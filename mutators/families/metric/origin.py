@@ -22,11 +22,14 @@ from bugsmith.mutators.families.metric.ranking import R_
 from bugsmith.mutators.families.metric.replace import replaced
 from bugsmith.mutators.family import Family
 
-
 _CURVE_WORDS = frozenset({"tps", "fps", "tpr", "fpr", "tp", "fp", "recall", "precision", "roc", "curve",
                           "sensitivity", "specificity"})
 _ZERO = m.Integer("0") | m.Float("0.0") | m.Float("0.")
-_INF = m.Attribute(attr=m.Name("inf")) | m.Name("inf") | m.Call(func=m.Name("float"), args=[m.Arg(value=m.SimpleString('"inf"') | m.SimpleString("'inf'"))])
+_INF = (
+    m.Attribute(attr=m.Name("inf"))
+    | m.Name("inf")
+    | m.Call(func=m.Name("float"), args=[m.Arg(value=m.SimpleString('"inf"') | m.SimpleString("'inf'"))])
+)
 
 
 def _single(expr: cst.BaseExpression, scalar: m.BaseMatcherNode) -> bool:
@@ -96,7 +99,10 @@ class DropOrigin(Mutator[cst.FunctionDef]):
 
     name = "metric/drop-origin"
     family = Family.METRIC
-    explanation = "the curve no longer starts at (0, 0): the segment from the origin to the first threshold is missing from the area"
+    explanation = (
+        "the curve no longer starts at (0, 0): the segment from the origin to the first threshold "
+        "is missing from the area"
+    )
     matcher = m.FunctionDef()
     examples = (
         Example(

@@ -21,7 +21,9 @@ from bugsmith.mutators.families.metric.replace import replaced
 from bugsmith.mutators.family import Family
 
 R_ = m.Subscript(value=m.Attribute(attr=m.Name("r_")))  # `np.r_[...]`: joins tie indices, prepends the origin
-_DIFF = m.Call(func=m.Name("diff") | m.Attribute(attr=m.Name("diff")), args=[m.Arg(value=m.Name() | m.Attribute(), keyword=None)])
+_DIFF = m.Call(
+    func=m.Name("diff") | m.Attribute(attr=m.Name("diff")), args=[m.Arg(value=m.Name() | m.Attribute(), keyword=None)]
+)
 _WHERE = m.Call(func=m.Attribute(attr=m.Name("nonzero") | m.Name("flatnonzero") | m.Name("where") | m.Name("argwhere")))
 _NAMED = m.Assign(targets=[m.AssignTarget(target=m.Name())])
 _BY_NAME = m.Subscript(slice=[m.SubscriptElement(slice=m.Index(value=m.Name()))])
@@ -61,7 +63,10 @@ class SplitTieGroups(Mutator[cst.FunctionDef]):
 
     name = "metric/split-tie-groups"
     family = Family.METRIC
-    explanation = "curve points are now taken at every sample instead of at each distinct score, so tied scores are split into a staircase"
+    explanation = (
+        "curve points are now taken at every sample instead of at each distinct score, so tied "
+        "scores are split into a staircase"
+    )
     matcher = m.FunctionDef()
     examples = (
         Example(
@@ -105,7 +110,10 @@ class OrdinalRanks(Mutator[cst.Call]):
 
     name = "metric/ordinal-ranks"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: tied scores get distinct ranks, so ties are split in a rank-based metric"
+    explanation = (
+        "`{original}` became `{mutated}`: tied scores get distinct ranks, so ties are split in a "
+        "rank-based metric"
+    )
     matcher = m.Call(func=m.Name("rankdata") | m.Attribute(attr=m.Name("rankdata") | m.Name("rank")))
     examples = (
         Example(
@@ -168,11 +176,15 @@ class FlipSortOrder(Mutator[cst.Call]):
     matcher = m.Call(func=m.Name("argsort") | m.Attribute(attr=m.Name("argsort") | m.Name("sort")))
     examples = (
         Example(
-            before="import numpy as np\n\ndef f(s, y_score):\n    return np.argsort(-s), np.argsort(s)[::-1], y_score.argsort()\n",
+            before="import numpy as np\n\ndef f(s, y_score):\n"
+                   "    return np.argsort(-s), np.argsort(s)[::-1], y_score.argsort()\n",
             after=(
-                "import numpy as np\n\ndef f(s, y_score):\n    return np.argsort(s), np.argsort(s)[::-1], y_score.argsort()\n",
-                "import numpy as np\n\ndef f(s, y_score):\n    return np.argsort(-s), np.argsort(s), y_score.argsort()\n",
-                "import numpy as np\n\ndef f(s, y_score):\n    return np.argsort(-s), np.argsort(s)[::-1], (-y_score).argsort()\n",
+                "import numpy as np\n\ndef f(s, y_score):\n"
+                "    return np.argsort(s), np.argsort(s)[::-1], y_score.argsort()\n",
+                "import numpy as np\n\ndef f(s, y_score):\n"
+                "    return np.argsort(-s), np.argsort(s), y_score.argsort()\n",
+                "import numpy as np\n\ndef f(s, y_score):\n"
+                "    return np.argsort(-s), np.argsort(s)[::-1], (-y_score).argsort()\n",
             ),
         ),
         Example(  # a list's sort, and an ascending sort of values that are not scores
@@ -196,7 +208,9 @@ class FlipSortOrder(Mutator[cst.Call]):
         elif _reverses(parent, node):
             yield Rewrite(replacement=node, target=parent)
         elif negates and first is not None and _scores(first.value):
-            yield node.with_changes(args=[a.with_changes(value=_negated(a.value)) if a is first else a for a in node.args])
+            yield node.with_changes(
+                args=[a.with_changes(value=_negated(a.value)) if a is first else a for a in node.args]
+            )
         elif negates and isinstance(func, cst.Attribute) and not module_form and _scores(func.value):
             yield node.with_changes(func=func.with_changes(value=_negated(func.value, paren=True)))
 
@@ -234,8 +248,13 @@ class UnstableSort(Mutator[cst.Call]):
 
     name = "metric/unstable-sort"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the sort is no longer stable, so tied scores come out in arbitrary order"
-    matcher = m.Call(func=m.Name("argsort") | m.Attribute(attr=m.Name("argsort") | m.Name("sort") | m.Name("sort_values")))
+    explanation = (
+        "`{original}` became `{mutated}`: the sort is no longer stable, so tied scores come out in "
+        "arbitrary order"
+    )
+    matcher = m.Call(
+        func=m.Name("argsort") | m.Attribute(attr=m.Name("argsort") | m.Name("sort") | m.Name("sort_values"))
+    )
     examples = (
         Example(
             before="import numpy as np\n\ndef f(s):\n    return np.argsort(s, kind=\"mergesort\")\n",
@@ -246,7 +265,10 @@ class UnstableSort(Mutator[cst.Call]):
     )
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        stable = m.SimpleString('"mergesort"') | m.SimpleString("'mergesort'") | m.SimpleString('"stable"') | m.SimpleString("'stable'")
+        stable = (
+            m.SimpleString('"mergesort"') | m.SimpleString("'mergesort'")
+            | m.SimpleString('"stable"') | m.SimpleString("'stable'")
+        )
         # The array API's sort is stable by default: dropping `stable=True` from `xp.` changes nothing.
         array_api = m.matches(node.func, m.Attribute(value=m.Name("xp")))
         flag: m.BaseMatcherNode = m.Arg(keyword=m.Name("kind"), value=stable)

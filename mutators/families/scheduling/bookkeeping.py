@@ -148,7 +148,10 @@ class BudgetOffByOne(Mutator[cst.Comparison]):
 
     name = "scheduling/budget-off-by-one"
     family = Family.SCHEDULING
-    explanation = "`{original}` became `{mutated}`: a request that exactly fills the budget is now treated the other way"
+    explanation = (
+        "`{original}` became `{mutated}`: a request that exactly fills the budget is now treated "
+        "the other way"
+    )
     matcher = m.Comparison()
     examples = (
         Example(
@@ -178,7 +181,8 @@ def _cleaned(stmt: cst.CSTNode, ctx: Context) -> set[str] | None:
     ...]`, or `if done: <those>`), as name chains; None if it is not such a cleanup."""
     if isinstance(stmt, cst.If):
         body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (stmt.body,)
-        keys = [_cleaned(s, ctx) if isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None for s in body]
+        lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+        keys = [_cleaned(s, ctx) if isinstance(s, lines) else None for s in body]
         cleaned = [k for k in keys if k is not None]
         if stmt.orelse is not None or len(cleaned) != len(keys):
             return None
@@ -236,7 +240,10 @@ class LateCleanup(Mutator[cst.SimpleStatementLine | cst.If]):
 
     name = "scheduling/late-cleanup"
     family = Family.SCHEDULING
-    explanation = "the removal of finished items `{original}` was deleted: finished items stay in the collection and are served again"
+    explanation = (
+        "the removal of finished items `{original}` was deleted: finished items stay in the "
+        "collection and are served again"
+    )
     matcher = m.SimpleStatementLine() | m.If()
     examples = (
         Example(

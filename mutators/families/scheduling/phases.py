@@ -91,10 +91,11 @@ def _phase(stmt: cst.CSTNode) -> tuple[str, cst.Call | None] | None:
         return ("loop", None) if state else None
     small = only(stmt)
     value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and m.matches(value.func.value, m.Name("self")):
-        method = value.func.attr.value
+    call = value if isinstance(value, cst.Call) else None
+    if call is not None and isinstance(call.func, cst.Attribute) and m.matches(call.func.value, m.Name("self")):
+        method = call.func.attr.value
         if method.startswith("_") and not method.startswith("__"):
-            return ("call", value)
+            return ("call", call)
     return None
 
 
@@ -120,7 +121,10 @@ class SwapPhases(Mutator[cst.IndentedBlock]):
 
     name = "scheduling/swap-phases"
     family = Family.SCHEDULING
-    explanation = "two passes of a step were swapped, so the second pass now sees state the first one has not updated yet"
+    explanation = (
+        "two passes of a step were swapped, so the second pass now sees state the first one has "
+        "not updated yet"
+    )
     matcher = m.IndentedBlock()
     examples = (
         Example(
@@ -216,7 +220,10 @@ class EarlyTransition(Mutator[cst.SimpleStatementLine]):
 
     name = "scheduling/early-transition"
     family = Family.SCHEDULING
-    explanation = "`{original}` moved before the preceding pass, which now already sees the new state: an item is served in the step it entered"
+    explanation = (
+        "`{original}` moved before the preceding pass, which now already sees the new state: an "
+        "item is served in the step it entered"
+    )
     matcher = m.SimpleStatementLine()
     examples = (
         Example(
@@ -260,7 +267,10 @@ class ElifFallsThrough(Mutator[cst.If]):
 
     name = "scheduling/elif-falls-through"
     family = Family.SCHEDULING
-    explanation = "`elif` became `if`: an item moved to the next state by the first branch now runs the second branch in the same step"
+    explanation = (
+        "`elif` became `if`: an item moved to the next state by the first branch now runs the "
+        "second branch in the same step"
+    )
     matcher = m.If(orelse=m.If())
     examples = (
         Example(

@@ -65,7 +65,10 @@ class PeekWrongEnd(ModuleFacts, Mutator[cst.Subscript]):
 
     name = "scheduling/peek-wrong-end"
     family = Family.SCHEDULING
-    explanation = "`{original}` became `{mutated}`: the check looks at the newest queued item instead of the head of the queue"
+    explanation = (
+        "`{original}` became `{mutated}`: the check looks at the newest queued item instead of the "
+        "head of the queue"
+    )
     matcher = m.Subscript(slice=[m.SubscriptElement(slice=m.Index(value=m.Integer("0")))])
     examples = (
         Example(

@@ -97,15 +97,20 @@ class SwapAxis(Mutator[cst.Call]):
                 after=("def f(x):\n    return np.mean(x, axis=1)\n", "def f(x):\n    return np.mean(x)\n")),
         Example(before="def f(x):\n    return x.sum(axis=-1) + x.std(1)\n",
                 after=("def f(x):\n    return x.sum(axis=0) + x.std(1)\n", "def f(x):\n    return x.sum() + x.std(1)\n",
-                       "def f(x):\n    return x.sum(axis=-1) + x.std(0)\n", "def f(x):\n    return x.sum(axis=-1) + x.std()\n")),
-        Example(before="import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
-                after=("import pandas as pd\n\ndef f(df):\n    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
-                       "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
+                       "def f(x):\n    return x.sum(axis=-1) + x.std(0)\n",
+                       "def f(x):\n    return x.sum(axis=-1) + x.std()\n")),
+        Example(before="import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
+                after=("import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
+                       "import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
                        "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts)\n")),
         Example(before="import numpy as np\n\ndef f(x):\n    return x.mean(axis=0)\n",
                 after=("import numpy as np\n\ndef f(x):\n    return x.mean(axis=1)\n",
                        "import numpy as np\n\ndef f(x):\n    return x.mean()\n")),
-        Example(before="def f(x):\n    return np.sort(x, axis=1)\n", after=("def f(x):\n    return np.sort(x, axis=0)\n",)),
+        Example(before="def f(x):\n    return np.sort(x, axis=1)\n",
+                after=("def f(x):\n    return np.sort(x, axis=0)\n",)),
         Example(before="def f(x, k):\n    return x.take(0), x.sum(axis=None), max(x, 0), g(x, axis=k)\n", after=()),
     )
 

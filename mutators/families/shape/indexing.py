@@ -46,7 +46,8 @@ class DropNewAxis(Mutator[cst.Subscript | cst.Call]):
         Example(before="def f(a, b):\n    return a[:, None] - b[None, :]\n",
                 after=("def f(a, b):\n    return a - b[None, :]\n", "def f(a, b):\n    return a[:, None] - b\n")),
         Example(before="def f(a):\n    return np.expand_dims(a, axis=1) * a[..., np.newaxis]\n",
-                after=("def f(a):\n    return a * a[..., np.newaxis]\n", "def f(a):\n    return np.expand_dims(a, axis=1) * a\n")),
+                after=("def f(a):\n    return a * a[..., np.newaxis]\n",
+                       "def f(a):\n    return np.expand_dims(a, axis=1) * a\n")),
         Example(before="def f(d):\n    return d[None] * 2\n", after=("def f(d):\n    return d * 2\n",)),
         Example(before="def f(a, i):\n    a[:, None] = 0\n    return a[:, 0], a[i, None], np.newaxis\n", after=()),
     )
@@ -86,7 +87,8 @@ class ColumnToRow(Mutator[cst.Subscript]):
     matcher = m.Subscript(slice=[m.SubscriptElement(), m.SubscriptElement(slice=m.Index())])
     examples = (
         Example(before="def f(X, j):\n    return X[:, j] > X.iloc[:, 0]\n",
-                after=("def f(X, j):\n    return X[j] > X.iloc[:, 0]\n", "def f(X, j):\n    return X[:, j] > X.iloc[0]\n")),
+                after=("def f(X, j):\n    return X[j] > X.iloc[:, 0]\n",
+                       "def f(X, j):\n    return X[:, j] > X.iloc[0]\n")),
         Example(before="def f(X, j):\n    return X[:, None], X[:, ...], X[1:, j], X[i, j], X[:, 1:]\n", after=()),
     )
 

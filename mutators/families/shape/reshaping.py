@@ -117,7 +117,8 @@ class DropFlatten(Mutator[cst.Call]):
     examples = (
         Example(before="def f(a, b):\n    return a.ravel() == b\n", after=("def f(a, b):\n    return a == b\n",)),
         Example(before="def f(a, b):\n    return np.reshape(a, (-1,)) - np.ravel(b)\n",
-                after=("def f(a, b):\n    return a - np.ravel(b)\n", "def f(a, b):\n    return np.reshape(a, (-1,)) - b\n")),
+                after=("def f(a, b):\n    return a - np.ravel(b)\n",
+                       "def f(a, b):\n    return np.reshape(a, (-1,)) - b\n")),
         Example(before="def f(a):\n    return a.reshape(-1, 1), a.flatten\n", after=()),
     )
 
@@ -151,7 +152,8 @@ class TransposeReshape(Mutator[cst.Call]):
         Example(before="def f(x):\n    return x.reshape(-1, 1)\n", after=("def f(x):\n    return x.reshape(1, -1)\n",)),
         Example(before="def f(x):\n    return np.reshape(x, (1, len(x)))\n",
                 after=("def f(x):\n    return np.reshape(x, (len(x), 1))\n",)),
-        Example(before="def f(x):\n    return x.reshape((n, 1))\n", after=("def f(x):\n    return x.reshape((1, n))\n",)),
+        Example(before="def f(x):\n    return x.reshape((n, 1))\n",
+                after=("def f(x):\n    return x.reshape((1, n))\n",)),
         Example(before="def f(x):\n    return x.reshape(-1, 3), x.reshape(1, 1), x.reshape(-1)\n", after=()),
     )
 

@@ -38,7 +38,8 @@ class RangeBound(Mutator[cst.Call]):
     matcher = m.Call(func=m.Name("range"), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(n):\n    for i in range(n):\n        yield i\n",
-                after=("def f(n):\n    for i in range(n - 1):\n        yield i\n", "def f(n):\n    for i in range(n + 1):\n        yield i\n")),
+                after=("def f(n):\n    for i in range(n - 1):\n        yield i\n",
+                       "def f(n):\n    for i in range(n + 1):\n        yield i\n")),
         Example(before="def f(x):\n    return [x[i] for i in range(1, len(x) - 1)]\n",
                 after=("def f(x):\n    return [x[i] for i in range(0, len(x) - 1)]\n",
                        "def f(x):\n    return [x[i] for i in range(2, len(x) - 1)]\n",
@@ -168,7 +169,8 @@ class BoundaryComparison(Mutator[cst.Comparison]):
                 after=("def f(x, i):\n    return 0 < i < len(x)\n", "def f(x, i):\n    return 0 <= i <= len(x)\n")),
         Example(before="def f(self, t):\n    return self.windowStart >  t\n",
                 after=("def f(self, t):\n    return self.windowStart >=  t\n",)),
-        Example(before="def f(score, p):\n    return score > 0.5 and p <= q and score == n and temperature > 0\n", after=()),
+        Example(before="def f(score, p):\n"
+                       "    return score > 0.5 and p <= q and score == n and temperature > 0\n", after=()),
     )
 
     def mutate(self, node: cst.Comparison, ctx: Context) -> Iterator[cst.Comparison]:

@@ -35,7 +35,8 @@ class WindowSize(Mutator[cst.Call]):
     matcher = m.Call(func=m.Attribute(attr=m.Name("rolling")), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(s, w):\n    return s.rolling(w).mean()\n",
-                after=("def f(s, w):\n    return s.rolling(w - 1).mean()\n", "def f(s, w):\n    return s.rolling(w + 1).mean()\n")),
+                after=("def f(s, w):\n    return s.rolling(w - 1).mean()\n",
+                       "def f(s, w):\n    return s.rolling(w + 1).mean()\n")),
         Example(before="def f(s):\n    return s.rolling(window=3, min_periods=1).sum()\n",
                 after=("def f(s):\n    return s.rolling(window=2, min_periods=1).sum()\n",
                        "def f(s):\n    return s.rolling(window=4, min_periods=1).sum()\n")),
@@ -94,11 +95,15 @@ class MinPeriods(Mutator[cst.Call]):
                        "def f(s):\n    return s.rolling(5).mean()\n")),
         Example(before="def f(s, w):\n    return s.rolling(w, min_periods=w).mean()\n",
                 after=("def f(s, w):\n    return s.rolling(w, min_periods=w - 1).mean()\n",)),
-        Example(before="def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=1).sum()\n",
-                after=("def f(s):\n    return s.expanding(min_periods=2).mean(), s.rolling('2D', min_periods=1).sum()\n",
-                       "def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=2).sum()\n")),
+        Example(before="def f(s):\n"
+                       "    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=1).sum()\n",
+                after=("def f(s):\n"
+                       "    return s.expanding(min_periods=2).mean(), s.rolling('2D', min_periods=1).sum()\n",
+                       "def f(s):\n"
+                       "    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=2).sum()\n")),
         Example(before="def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=1).sum()\n",
-                after=("def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=2).sum()\n",)),
+                after=("def f(s, w):\n    if isinstance(w, str):\n"
+                       "        return s.rolling(w, min_periods=2).sum()\n",)),
         Example(before="def f(df, s):\n    return df.corr(min_periods=3), s.rolling(3).mean()\n", after=()),
     )
 
