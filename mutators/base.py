@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import libcst as cst
 import libcst.matchers as m
@@ -40,16 +40,20 @@ class Rewrite:
     into a deletion (or `pass` where the block would become empty).
     """
 
-    replacement: Union[cst.CSTNode, cst.RemovalSentinel]
+    replacement: cst.CSTNode | cst.RemovalSentinel
     target: cst.CSTNode | None = None
     explanation: str | None = None
 
 
-Proposal = Union[Rewrite, cst.CSTNode, cst.RemovalSentinel]
+Proposal: TypeAlias = Rewrite | cst.CSTNode | cst.RemovalSentinel
+
+# The node class that `matcher` matches, which `mutate` receives: `Mutator[cst.Call]`.
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 
-class Mutator:
-    """Subclass, set the class attributes, and implement `mutate`."""
+class Mutator(Generic[NodeT]):
+    """Subclass as `Mutator[<the node class of the matcher>]`, set the class attributes, and
+    implement `mutate`."""
 
     name: ClassVar[str]  # "family/what-it-does", unique
     family: ClassVar[Family]
@@ -58,13 +62,19 @@ class Mutator:
     matcher: ClassVar[m.BaseMatcherNode]
     examples: ClassVar[tuple[Example, ...]] = ()
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterable[Proposal]:
+    def mutate(self, node: NodeT, ctx: Context) -> Iterable[Proposal]:
         raise NotImplementedError
 
     @classmethod
     def node_types(cls) -> tuple[type[cst.CSTNode], ...] | None:
         """The node classes the matcher can match, so the engine dispatches by type."""
         return _node_types(cls.matcher)
+
+
+# Mutators of different node classes side by side, as the registry and the engine hold them. The
+# engine calls `mutate` only with a node that `matcher` matched: a link between two attributes
+# that the type checker cannot follow, so the node class is not checked there.
+AnyMutator: TypeAlias = Mutator[Any]
 
 
 def _node_types(matcher: object) -> tuple[type[cst.CSTNode], ...] | None:

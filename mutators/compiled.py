@@ -7,8 +7,8 @@ that spans statements falls back to the whole file.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import bisect
 import hashlib
 import marshal

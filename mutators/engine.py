@@ -11,16 +11,17 @@ import base64
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, WhitespaceInclusivePositionProvider
 
 from bugsmith.errors import SourceError
-from bugsmith.mutators.context import Context
+from bugsmith.mutators.base import AnyMutator
 from bugsmith.mutators.compiled import CompileUnits
+from bugsmith.mutators.context import Context
 from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
 from bugsmith.mutators.splice import Splice, splice
@@ -90,7 +91,7 @@ def _scope_and_function(ctx: Context, node: cst.CSTNode) -> tuple[str, str | Non
 
 
 def mutants_of_source(
-    source: str, *, file: str, module: str, mutators: Sequence
+    source: str, *, file: str, module: str, mutators: Sequence[AnyMutator]
 ) -> FileMutants:
     tree = parse(source, file)
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
@@ -104,8 +105,8 @@ def mutants_of_source(
     kept: list[Mutant] = []
     equivalent = duplicates = invalid = 0
     for proposal in proposals:
-        target = proposal.rewrite.target
-        result = splice(ctx, source, starts, target, positions[target], proposal.rewrite.replacement)
+        target = proposal.target
+        result = splice(ctx, source, starts, target, positions[target], proposal.replacement)
         if result and _has_pragma(result, pragmas):
             continue
         if result is None:
@@ -130,7 +131,13 @@ def mutants_of_source(
     )
 
 
-def _compile_units(source, file, tree, positions, starts) -> CompileUnits:
+def _compile_units(
+    source: str,
+    file: str,
+    tree: cst.Module,
+    positions: Mapping[cst.CSTNode, CodeRange],
+    starts: Sequence[int],
+) -> CompileUnits:
     ranges = []
     for statement in tree.body:
         where = positions[statement]
@@ -147,13 +154,21 @@ def _has_pragma(result: Splice, pragmas: frozenset[int]) -> bool:
     return any(line in pragmas for line in range(result.span.line, last + 1))
 
 
-def _mutant(ctx, proposal: Proposal, result: Splice, source, file, module, ordinals) -> Mutant:
+def _mutant(
+    ctx: Context,
+    proposal: Proposal,
+    result: Splice,
+    source: str,
+    file: str,
+    module: str,
+    ordinals: Counter[tuple[str, ...]],
+) -> Mutant:
     mutator = proposal.mutator
-    scope, function = _scope_and_function(ctx, proposal.rewrite.target)
+    scope, function = _scope_and_function(ctx, proposal.target)
     key = (mutator.name, scope, result.original, result.mutated)
     ordinal = ordinals[key]
     ordinals[key] += 1
-    explanation = proposal.rewrite.explanation or mutator.explanation
+    explanation = proposal.explanation or mutator.explanation
     return Mutant(
         id=mutant_id(file, mutator.name, scope, result.original, result.mutated, ordinal),
         operator=mutator.name,
@@ -189,7 +204,7 @@ def module_name(path: Path) -> str:
 
 
 def enumerate_mutants(
-    files: Iterable[Path], *, root: Path, mutators: Sequence
+    files: Iterable[Path], *, root: Path, mutators: Sequence[AnyMutator]
 ) -> Enumeration:
     """The mutants of `files` (already discovered), each file read, parsed and visited once."""
     started = time.perf_counter()

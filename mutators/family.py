@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import overload
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,7 +82,16 @@ class Family(enum.StrEnum):
         hint="Follow the data: a variable, an argument order, an attribute or a call may be the wrong one.",
     )
 
-    def __new__(cls, value: str, info: FamilyInfo) -> Family:
+    # Two calls, two meanings: Enum calls `__new__` with each row above to make the members, and
+    # afterwards `Family("shape")` is Enum's own lookup of a member by value, which the first
+    # overload spells out for type checkers.
+    @overload
+    def __new__(cls, value: str) -> Family: ...
+    @overload
+    def __new__(cls, value: str, info: FamilyInfo) -> Family: ...
+    def __new__(cls, value: str, info: FamilyInfo | None = None) -> Family:
+        if info is None:  # a row above written without its FamilyInfo
+            raise TypeError(f"Family {value!r} is defined without its FamilyInfo")
         # A str member (so `family == "shape"` and JSON keep working) that also holds its row.
         member = str.__new__(cls, value)
         member._value_ = value

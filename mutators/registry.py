@@ -18,25 +18,25 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import entry_points
 
 from bugsmith.errors import ConfigError
-from bugsmith.mutators.base import Mutator
+from bugsmith.mutators.base import AnyMutator
 from bugsmith.mutators.family import Family
 
 ENTRY_POINT_GROUP = "bugsmith.mutators"
 
 
-def _mutators_of(family: Family) -> list[type[Mutator]]:
+def _mutators_of(family: Family) -> list[type[AnyMutator]]:
     return list(importlib.import_module(family.package).MUTATORS)
 
 
-def _plugins() -> list[type[Mutator]]:
-    found: list[type[Mutator]] = []
+def _plugins() -> list[type[AnyMutator]]:
+    found: list[type[AnyMutator]] = []
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         loaded = entry.load()
         found.extend(loaded if isinstance(loaded, Iterable) else [loaded])
     return found
 
 
-def all_mutators() -> list[type[Mutator]]:
+def all_mutators() -> list[type[AnyMutator]]:
     # In the table's order, domain families first: when two operators make the same code, the
     # first one's explanation is kept, and a domain explanation says more than a classic one.
     classes = [cls for family in Family for cls in _mutators_of(family)] + _plugins()
@@ -49,7 +49,7 @@ def all_mutators() -> list[type[Mutator]]:
 
 def select(
     families: Sequence[str] = (), operators: Sequence[str] = ()
-) -> list[Mutator]:
+) -> list[AnyMutator]:
     """Instances of the chosen mutators (all when nothing is chosen)."""
     known = {family.value for family in Family}
     unknown = [family for family in families if family not in known]

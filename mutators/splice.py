@@ -54,7 +54,12 @@ def render(ctx: Context, node: cst.CSTNode, indents: list[str]) -> str:
     return "".join(state.tokens)
 
 
-def replacement_text(ctx: Context, target: cst.CSTNode, replacement, indents: list[str]) -> str:
+def replacement_text(
+    ctx: Context,
+    target: cst.CSTNode,
+    replacement: cst.CSTNode | cst.RemovalSentinel,
+    indents: list[str],
+) -> str:
     """The new text for `target`; a deleted statement keeps its comments, or becomes `pass`."""
     if not isinstance(replacement, cst.RemovalSentinel):
         return render(ctx, replacement, indents)
@@ -72,7 +77,7 @@ def splice(
     line_starts: Sequence[int],
     target: cst.CSTNode,
     position: CodeRange,
-    replacement,
+    replacement: cst.CSTNode | cst.RemovalSentinel,
 ) -> Splice | None:
     """The mutated file, or None when the node cannot be rendered back to its own text."""
     start = line_starts[position.start.line - 1] + position.start.column

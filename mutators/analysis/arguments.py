@@ -22,6 +22,12 @@ def callee(call: cst.Call) -> str | None:
     return None
 
 
+def method_of(call: cst.Call) -> cst.Attribute:
+    """The `x.mean` of a method call `x.mean()`, for a call that its mutator's matcher (or a check
+    before) has shown to call an attribute: the class is asserted, not tested."""
+    return cst.ensure_type(call.func, cst.Attribute)
+
+
 def keyword(call: cst.Call, name: str) -> cst.Arg | None:
     return next((arg for arg in call.args if arg.keyword and arg.keyword.value == name), None)
 
@@ -61,12 +67,13 @@ def without_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
 
 def _now_last(previous: cst.Arg, removed: cst.Arg) -> cst.Arg:
     """`previous` in place of the removed last argument: its comment stays, `)` keeps its line."""
-    gap = previous.comma.whitespace_after if isinstance(previous.comma, cst.Comma) else None
-    if not isinstance(gap, cst.ParenthesizedWhitespace):  # one line: `f(x, axis=0)` → `f(x)`
-        return previous.with_changes(comma=removed.comma)
+    comma = previous.comma
+    gap = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    if not isinstance(comma, cst.Comma) or not isinstance(gap, cst.ParenthesizedWhitespace):
+        return previous.with_changes(comma=removed.comma)  # one line: `f(x, axis=0)` → `f(x)`
     if isinstance(removed.comma, cst.Comma):  # a trailing comma stays, before the closing line
         closing = _closing(gap, removed.comma.whitespace_after)
-        return previous.with_changes(comma=previous.comma.with_changes(whitespace_after=closing))
+        return previous.with_changes(comma=comma.with_changes(whitespace_after=closing))
     return previous.with_changes(
         comma=cst.MaybeSentinel.DEFAULT,
         whitespace_after_arg=_closing(gap, removed.whitespace_after_arg),
@@ -87,15 +94,20 @@ def with_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
     if not call.args:
         return call.with_changes(args=[arg])
     last = call.args[-1]
-    closing = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else None
+    trailing = last.comma
+    closing = trailing.whitespace_after if isinstance(trailing, cst.Comma) else None
     before_last = call.args[-2].comma if len(call.args) > 1 else None
     between = before_last.whitespace_after if isinstance(before_last, cst.Comma) else None
-    if isinstance(closing, cst.ParenthesizedWhitespace) and isinstance(between, cst.ParenthesizedWhitespace):
+    if (
+        isinstance(trailing, cst.Comma)
+        and isinstance(closing, cst.ParenthesizedWhitespace)
+        and isinstance(between, cst.ParenthesizedWhitespace)
+    ):
         # One argument per line with a trailing comma: `last` keeps its comment, `arg` gets a line.
-        last_comma = last.comma.with_changes(
+        last_comma = trailing.with_changes(
             whitespace_after=closing.with_changes(indent=between.indent, last_line=between.last_line)
         )
-        new_comma = last.comma.with_changes(
+        new_comma = trailing.with_changes(
             whitespace_after=closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
         )
         return call.with_changes(

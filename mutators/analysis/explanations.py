@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 import libcst as cst
 
@@ -16,10 +17,13 @@ from bugsmith.mutators.base import Mutator, Proposal, Rewrite, as_rewrites
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.splice import balanced
 
+MutatorT = TypeVar("MutatorT", bound=Mutator[Any])
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
 
 def spelled_out(
-    mutate: Callable[[Mutator, cst.CSTNode, Context], Iterable[Proposal]],
-) -> Callable[[Mutator, cst.CSTNode, Context], Iterator[Rewrite]]:
+    mutate: Callable[[MutatorT, NodeT, Context], Iterable[Proposal]],
+) -> Callable[[MutatorT, NodeT, Context], Iterator[Rewrite]]:
     """Give each rewrite that only inserts or deletes text an explanation quoting whole expressions.
 
     The engine quotes the changed token run, which is empty on one side when the edit is a pure
@@ -29,7 +33,7 @@ def spelled_out(
     """
 
     @functools.wraps(mutate)
-    def wrapper(self: Mutator, node: cst.CSTNode, ctx: Context) -> Iterator[Rewrite]:
+    def wrapper(self: MutatorT, node: NodeT, ctx: Context) -> Iterator[Rewrite]:
         for rewrite in as_rewrites(mutate(self, node, ctx)):
             target = rewrite.target or node
             if isinstance(rewrite.replacement, cst.RemovalSentinel):
@@ -79,7 +83,8 @@ def _excerpts(old: str, new: str, width: int = 60, context: int = 15) -> tuple[s
     start = old.rfind(" ", 0, max(0, prefix - context)) + 1
     end = old.find(" ", len(old) - max(0, suffix - context))
     cut = 0 if end < 0 else len(old) - end
-    return tuple(  # type: ignore[return-value]
-        ("..." if start else "") + text[start : len(text) - cut] + ("..." if cut else "")
-        for text in (old, new)
-    )
+
+    def excerpt(text: str) -> str:
+        return ("..." if start else "") + text[start : len(text) - cut] + ("..." if cut else "")
+
+    return excerpt(old), excerpt(new)

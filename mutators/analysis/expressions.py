@@ -7,9 +7,9 @@ would otherwise bind differently, so the mutant differs from the original in the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol, cast
 
 import libcst as cst
-import libcst.matchers as m
 
 from bugsmith.mutators.context import Context
 
@@ -37,7 +37,11 @@ def int_value(expr: cst.BaseExpression) -> int | None:
     """The value of an integer literal, `-1` included; None for anything else."""
     if isinstance(expr, cst.Integer) and not expr.lpar:
         return int(expr.evaluated_value)
-    if m.matches(expr, m.UnaryOperation(operator=m.Minus(), expression=m.Integer())):
+    if (
+        isinstance(expr, cst.UnaryOperation)
+        and isinstance(expr.operator, cst.Minus)
+        and isinstance(expr.expression, cst.Integer)
+    ):
         return -int(expr.expression.evaluated_value)
     return None
 
@@ -47,9 +51,22 @@ def with_text(string: cst.SimpleString, text: str) -> cst.SimpleString:
     return string.with_changes(value=string.prefix + string.quote + text + string.quote)
 
 
+class _Spaced(Protocol):
+    """An operator token with whitespace on both sides: every binary, comparison, boolean and
+    augmented operator. libcst declares the two fields on each operator class, not on the bases
+    (`BaseBinaryOp`, ...) that a node's `operator` is typed as."""
+
+    @property
+    def whitespace_before(self) -> cst.BaseParenthesizableWhitespace: ...
+
+    @property
+    def whitespace_after(self) -> cst.BaseParenthesizableWhitespace: ...
+
+
 def respaced(old: cst.CSTNode, new_type: type) -> cst.CSTNode:
     """An operator of `new_type` that keeps the whitespace around the operator `old`."""
-    return new_type(whitespace_before=old.whitespace_before, whitespace_after=old.whitespace_after)
+    spaced = cast(_Spaced, old)  # every operator passed here has both fields (see `_Spaced`)
+    return new_type(whitespace_before=spaced.whitespace_before, whitespace_after=spaced.whitespace_after)
 
 
 # `<` <-> `<=` and `>` <-> `>=`: whether the value exactly at a limit is in or out.

@@ -18,7 +18,15 @@ ARRAY_MODULES = frozenset({"np", "numpy", "jnp", "cp", "cupy", "torch", "xp"})  
 
 def is_module_call(call: cst.Call, ctx: Context) -> bool:
     """`np.mean(x)` or `tf.squeeze(x)`: a module's function, whose first argument is the array."""
-    return isinstance(call.func, cst.Attribute) and is_namespace(call.func.value, ctx)
+    return module_of(call, ctx) is not None
+
+
+def module_of(call: cst.Call, ctx: Context) -> str | None:
+    """`np` for `np.mean(x)`: the namespace whose function a module call calls, else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and is_namespace(func.value, ctx):
+        return func.value.value
+    return None
 
 
 def imported_names(module: cst.Module) -> frozenset[str]:
@@ -27,31 +35,26 @@ def imported_names(module: cst.Module) -> frozenset[str]:
     Read from the statements directly: resolving libcst scopes costs about a second on a large file.
     """
     names: set[str] = set()
-    statements = list(module.body)
+    statements: list[cst.CSTNode] = list(module.body)
     while statements:
         statement = statements.pop()
-        if isinstance(statement, (cst.If, cst.Try, cst.Else)):
+        if isinstance(statement, (cst.If, cst.Try, cst.Else, cst.ExceptHandler)):
             statements.extend(statement.body.body)
-            statements.extend(getattr(statement, "handlers", ()))
-            if getattr(statement, "orelse", None) is not None:
-                statements.append(statement.orelse)
-        elif isinstance(statement, cst.ExceptHandler):
-            statements.extend(statement.body.body)
-        elif isinstance(statement, cst.SimpleStatementLine):
+        if isinstance(statement, cst.Try):
+            statements.extend(statement.handlers)
+        if isinstance(statement, (cst.If, cst.Try)) and statement.orelse is not None:
+            statements.append(statement.orelse)
+        if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
-                imports = isinstance(small, (cst.Import, cst.ImportFrom))
-                if imports and not isinstance(small.names, cst.ImportStar):
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                     names.update(_bound_name(alias) for alias in small.names)
     return frozenset(names)
 
 
 def _bound_name(alias: cst.ImportAlias) -> str:
-    if alias.asname is not None:
-        return alias.asname.name.value
-    name = alias.name
-    while isinstance(name, cst.Attribute):  # `import a.b` binds `a`
-        name = name.value
-    return name.value
+    if alias.evaluated_alias is not None:
+        return alias.evaluated_alias
+    return alias.evaluated_name.split(".")[0]  # `import a.b` binds `a`
 
 
 def is_namespace(expr: cst.BaseExpression, ctx: Context) -> bool:

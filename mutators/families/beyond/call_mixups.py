@@ -13,7 +13,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
 
-from bugsmith.mutators.analysis.arguments import callee, leading_positional
+from bugsmith.mutators.analysis.arguments import callee, leading_positional, method_of
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.beyond.kinds import is_literal
@@ -37,7 +37,8 @@ _ARRAY_CLAMPS = frozenset({"maximum", "minimum"})
 
 
 def _both_ways(*pairs: tuple[str, str]) -> dict[str, tuple[str, ...]]:
-    return {a: (b,) for a, b in pairs} | {b: (a,) for a, b in pairs}
+    forward: dict[str, tuple[str, ...]] = {a: (b,) for a, b in pairs}
+    return forward | {b: (a,) for a, b in pairs}
 
 
 _SIBLINGS: dict[str, tuple[str, ...]] = _both_ways(
@@ -116,7 +117,7 @@ def _unwrapped(node: cst.Call, ctx: Context) -> cst.BaseExpression | None:
     if name in _ARRAY_CLAMPS:
         return _clamped(node, args)
     if not _is_imported_function_call(node, ctx) and _is_method_form(name, args):
-        return node.func.value
+        return method_of(node).value  # named, and not a plain name: `x.copy()`
     return args[0].value if name in _UNWRAP_FUNCTIONS and args else None
 
 
@@ -134,7 +135,7 @@ def _clamped(node: cst.Call, args: list[cst.Arg]) -> cst.BaseExpression | None:
     return args[literal.index(False)].value if literal.count(True) == 1 else None
 
 
-class UnwrapCall(Mutator):
+class UnwrapCall(Mutator[cst.Call]):
     """A call is dropped and its argument used as it is: `max(0, x)` -> `x`, `x.copy()` -> `x`.
 
     Realistic: the clamp, the absolute value, the square root, the sort or the copy that was
@@ -177,7 +178,7 @@ class UnwrapCall(Mutator):
             yield _parenthesized(value, node, ctx)
 
 
-class SiblingCall(Mutator):
+class SiblingCall(Mutator[cst.Call]):
     """A call is replaced by its sibling: `argmin`/`argmax`, `any`/`all`, `floor`/`ceil`, ...
 
     Realistic: the pair is one word apart and returns the same type, so only the values are
@@ -205,13 +206,13 @@ class SiblingCall(Mutator):
     )
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        name = callee(node)
+        name, func = callee(node), node.func
         for sibling in _SIBLINGS.get(name or "", ()):
-            if isinstance(node.func, cst.Attribute):
-                attr = node.func.attr.with_changes(value=sibling)
-                yield node.with_changes(func=node.func.with_changes(attr=attr))
-            elif self._name_available(node.func, sibling, ctx):
-                yield node.with_changes(func=node.func.with_changes(value=sibling))
+            if isinstance(func, cst.Attribute):
+                attr = func.attr.with_changes(value=sibling)
+                yield node.with_changes(func=func.with_changes(attr=attr))
+            elif isinstance(func, cst.Name) and self._name_available(func, sibling, ctx):
+                yield node.with_changes(func=func.with_changes(value=sibling))
 
     @staticmethod
     def _name_available(func: cst.Name, sibling: str, ctx: Context) -> bool:
@@ -222,7 +223,7 @@ class SiblingCall(Mutator):
         return bound == "import" and scope is not None and sibling in scope
 
 
-class SiblingKeyword(Mutator):
+class SiblingKeyword(Mutator[cst.Arg]):
     """A keyword's string value becomes its sibling: `side="left"` -> `side="right"`, and so on.
 
     Realistic: which end of a tie `searchsorted` returns, which end of a window is closed,
@@ -246,10 +247,12 @@ class SiblingKeyword(Mutator):
     )
 
     def mutate(self, node: cst.Arg, ctx: Context) -> Iterator[cst.CSTNode]:
-        text = node.value.value
+        # What the matcher matched: `keyword="string"`.
+        keyword, string = cst.ensure_type(node.keyword, cst.Name), cst.ensure_type(node.value, cst.SimpleString)
+        text = string.value
         quote = text[-1]
         if len(text) < 2 or text[0] != quote or text.startswith(quote * 3):
             return  # a prefixed or triple-quoted string
-        sibling = _KEYWORD_SIBLINGS.get(node.keyword.value, {}).get(text[1:-1])
+        sibling = _KEYWORD_SIBLINGS.get(keyword.value, {}).get(text[1:-1])
         if sibling is not None:
-            yield node.with_changes(value=node.value.with_changes(value=quote + sibling + quote))
+            yield node.with_changes(value=string.with_changes(value=quote + sibling + quote))

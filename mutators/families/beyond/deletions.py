@@ -12,6 +12,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
@@ -23,7 +24,7 @@ _NOT_LOGIC = frozenset({"seed", "manual_seed", "sleep", "filterwarnings", "simpl
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "setUp"})
 
 
-class DeleteCall(Mutator):
+class DeleteCall(Mutator[cst.SimpleStatementLine]):
     """A call made for its effect is deleted: `queue.append(x)`, `seen.add(k)`, `d.pop(k)`.
 
     Realistic: the forgotten side effect, an item never enqueued, a cache never invalidated,
@@ -50,7 +51,8 @@ class DeleteCall(Mutator):
     )
 
     def mutate(self, node: cst.SimpleStatementLine, ctx: Context) -> Iterator[cst.RemovalSentinel]:
-        if ctx.function(node) is not None and callee(node.body[0].value) not in _NOT_LOGIC:
+        call = cst.ensure_type(cst.ensure_type(node.body[0], cst.Expr).value, cst.Call)  # as matched
+        if ctx.function(node) is not None and callee(call) not in _NOT_LOGIC:
             yield cst.RemovalSentinel.REMOVE
 
 
@@ -60,7 +62,7 @@ def _updates_itself(assign: cst.Assign) -> bool:
     names_only = m.Name() | m.Tuple(elements=[m.ZeroOrMore(m.Element(value=m.Name()))])
     if not all(m.matches(target, names_only) for target in targets):
         return False
-    names = {name.value for target in targets for name in m.findall(target, m.Name())}
+    names = {name.value for target in targets for name in find_all(target, cst.Name, m.Name())}
     return bool(names) and names <= _loaded_names(assign.value)
 
 
@@ -89,7 +91,7 @@ def _loaded_names(expression: cst.BaseExpression) -> set[str]:
     return visitor.names
 
 
-class DeleteUpdate(Mutator):
+class DeleteUpdate(Mutator[cst.SimpleStatementLine]):
     """A state update is deleted: `count += 1`, `self.state = s`, `d[k] = v`, `del d[k]`, `x = x[keep]`.
 
     Realistic: the counter never advanced, the status never set, the filter never applied;
@@ -108,10 +110,14 @@ class DeleteUpdate(Mutator):
                 "    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n"
             ),
             after=(
-                "def f(self, x, keep):\n    y = x + 1\n    self.n += 1\n    self.last = y\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.last = y\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    cache[y] = x\n    return y\n",
-                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    self.last = y\n    return y\n",
+                "def f(self, x, keep):\n    y = x + 1\n    self.n += 1\n    self.last = y\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.last = y\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    cache[y] = x\n"
+                "    return y\n",
+                "def f(self, x, keep):\n    x = x[keep]\n    y = x + 1\n    self.n += 1\n    self.last = y\n"
+                "    return y\n",
             ),
         ),
         Example(
@@ -148,7 +154,7 @@ def _ends_in_jump(body: cst.BaseSuite) -> bool:
     )
 
 
-class RemoveGuard(Mutator):
+class RemoveGuard(Mutator[cst.If]):
     """A guard clause (`if cond: return/continue/break/raise`) is deleted.
 
     Realistic: the early exit for the empty input, the skip of an already-seen item, the

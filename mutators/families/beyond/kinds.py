@@ -13,6 +13,8 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.arguments import callee
+
 _CONSTANTS = frozenset({"nan", "NaN", "inf", "Inf", "pi", "e", "newaxis", "NA", "NaT"})
 _LITERALS = (
     cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
@@ -87,9 +89,8 @@ def value_kind(value: cst.BaseExpression) -> str | None:
     if m.matches(value, m.UnaryOperation(operator=m.Not())):
         return "bool"
     if isinstance(value, cst.Call):
-        func = value.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-        return _CALL_KINDS.get(name) or _TYPE_KINDS.get(name)
+        name = callee(value)
+        return None if name is None else _CALL_KINDS.get(name) or _TYPE_KINDS.get(name)
     return None
 
 
@@ -97,6 +98,6 @@ def is_literal(node: cst.BaseExpression) -> bool:
     """A constant: `1`, `-1.5`, `'a'`, `(0, 1)`, `None`, `np.nan`, `math.pi`."""
     if m.matches(node, m.UnaryOperation(operator=m.Minus(), expression=m.Integer() | m.Float())):
         return True
-    if m.matches(node, m.Attribute(value=m.Name(), attr=m.Name())) and node.attr.value in _CONSTANTS:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.attr.value in _CONSTANTS:
         return True
     return isinstance(node, _LITERALS) or m.matches(node, m.Name("None") | m.Name("True") | m.Name("False"))

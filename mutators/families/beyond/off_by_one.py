@@ -7,6 +7,7 @@ extent that type checkers and most example-based tests let through.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeGuard
 
 import libcst as cst
 import libcst.matchers as m
@@ -44,7 +45,7 @@ def _is_bound_position(node: cst.CSTNode, ctx: Context) -> bool:
     return False
 
 
-class DropOne(Mutator):
+class DropOne(Mutator[cst.BinaryOperation]):
     """`+ 1` or `- 1` is dropped from an index or bound: `x[i + 1]` -> `x[i]`, `i < n - 1` -> `i < n`.
 
     Realistic: the off-by-one of a boundary written without its correction, the commonest
@@ -59,12 +60,17 @@ class DropOne(Mutator):
     matcher = m.BinaryOperation(operator=m.Add() | m.Subtract(), right=_ONE)
     examples = (
         Example(
-            before="def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+            before="def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                   "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
             after=(
-                "def f(x, i, n):\n    for k in range(n):\n        if k < n - 1:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n:\n            return x[i + 1], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i], x[:i - 1]\n    return n + 1\n",
-                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n            return x[i + 1], x[:i]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n):\n        if k < n - 1:\n"
+                "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n:\n"
+                "            return x[i + 1], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                "            return x[i], x[:i - 1]\n    return n + 1\n",
+                "def f(x, i, n):\n    for k in range(n - 1):\n        if k < n - 1:\n"
+                "            return x[i + 1], x[:i]\n    return n + 1\n",
             ),
         ),
         Example(
@@ -85,7 +91,7 @@ def _bound(expression: cst.BaseExpression, operator: cst.BaseBinaryOp) -> cst.Bi
     return cst.BinaryOperation(left=expression, operator=operator, right=cst.Integer("1"))
 
 
-def _can_add_one(expression: cst.BaseExpression | None) -> bool:
+def _can_add_one(expression: cst.BaseExpression | None) -> TypeGuard[cst.BaseExpression]:
     """A bound that is a value: not a constant, not already `x +- k` (that is `classic/number`'s),
     and binding tighter than `+`, so that `bound + 1` needs no parentheses."""
     if expression is None or is_literal(expression):
@@ -95,7 +101,7 @@ def _can_add_one(expression: cst.BaseExpression | None) -> bool:
     return isinstance(expression, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.UnaryOperation))
 
 
-class AddOne(Mutator):
+class AddOne(Mutator[cst.Call | cst.Slice]):
     """`+ 1` or `- 1` is added to a range end or a slice bound: `range(n)` -> `range(n - 1)`.
 
     Realistic: an inclusive bound taken for an exclusive one, so a loop or a window covers one
@@ -121,13 +127,13 @@ class AddOne(Mutator):
         Example(before="def f(x, n):\n    return range(10), x[1:n - 1], x[::n], len(x)\n", after=()),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[Rewrite]:
+    def mutate(self, node: cst.Call | cst.Slice, ctx: Context) -> Iterator[Rewrite]:
         for bound in self._bounds(node):
             for operator in (cst.Add(), cst.Subtract()):
                 yield Rewrite(replacement=_bound(bound, operator), target=bound)
 
     @staticmethod
-    def _bounds(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    def _bounds(node: cst.Call | cst.Slice) -> list[cst.BaseExpression]:
         if isinstance(node, cst.Slice):
             return [b for b in (node.lower, node.upper) if _can_add_one(b)]
         if callee(node) not in _RANGES:
@@ -139,7 +145,7 @@ class AddOne(Mutator):
         return [stop] if _can_add_one(stop) else []
 
 
-class DropSliceBound(Mutator):
+class DropSliceBound(Mutator[cst.Subscript]):
     """A slice loses one bound: `x[a:b]` becomes `x[a:]` or `x[:b]`, `x[1:]` becomes `x`.
 
     Realistic: a window that no longer ends (or starts) where it should, a header row no

@@ -7,7 +7,7 @@ swap is a plausible bug.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -49,7 +49,7 @@ _NOT_DATA = frozenset(
 )
 
 
-class SwapOperands(Mutator):
+class SwapOperands(Mutator[cst.BinaryOperation]):
     """The operands of a non-commutative operator change places: `a - b` becomes `b - a`.
 
     Realistic: a difference taken the wrong way round (`t_end - t_start`), a ratio inverted,
@@ -86,7 +86,7 @@ class SwapOperands(Mutator):
         yield node.with_changes(left=right, right=left)
 
 
-class SwapIndices(Mutator):
+class SwapIndices(Mutator[cst.Subscript]):
     """A two-dimensional index is transposed: `X[i, j]` becomes `X[j, i]`.
 
     Realistic: row and column confused; on a square matrix nothing crashes. Labels (string
@@ -130,7 +130,7 @@ def _not_an_array(node: cst.Subscript) -> bool:
     return any(m.matches(e.slice, m.Index(value=m.Ellipsis())) for e in node.slice)
 
 
-class SwapArguments(Mutator):
+class SwapArguments(Mutator[cst.Call]):
     """Two positional arguments of a call change places: `np.where(m, b, a)`, `range(hi, lo)`.
 
     Realistic: argument order is a convention to remember, and two arrays of the same shape
@@ -152,7 +152,8 @@ class SwapArguments(Mutator):
         ),
         # symmetric functions, mixed kinds (a value and a constant), keywords and strings
         Example(
-            before="def f(a, b, n):\n    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
+            before="def f(a, b, n):\n"
+                   "    return max(a, b), np.full(n, 0.0), g(a, axis=b), getattr(a, 'x'), h('a', 'b')\n",
             after=(),
         ),
     )
@@ -216,6 +217,7 @@ def _parameter_kinds(call: cst.Call, ctx: Context) -> list[str | None]:
 
 def _local_definition(call: cst.Call, ctx: Context) -> cst.FunctionDef | None:
     """The module-level function `f` of `f(...)`, or the method `m` of `self.m(...)`."""
+    body: Sequence[cst.CSTNode]
     if isinstance(call.func, cst.Name):
         body = ctx.module.body
     elif m.matches(call.func, m.Attribute(value=m.Name("self"))):

@@ -30,11 +30,10 @@ class Usage(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.order[node] = len(self.order)
-        target = getattr(node, "target", None)
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and m.matches(
-            target, m.Attribute(value=m.Name("self"))
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and (
+            attribute := _self_attribute(node.target)
         ):
-            self.set_attributes.setdefault(target.attr.value, len(self.set_attributes))
+            self.set_attributes.setdefault(attribute, len(self.set_attributes))
         if isinstance(node, cst.Attribute) and (key := _key(node.value)):
             self.attributes[key].add(node.attr.value)
         elif isinstance(node, cst.Subscript) and (key := _key(node.value)):
@@ -57,10 +56,10 @@ class Usage(cst.CSTVisitor):
     def _fields(self, cls: cst.ClassDef) -> None:
         """Dataclass-style fields (`x: int` in the class body) are attributes of `self`."""
         for statement in cls.body.body:
-            if m.matches(statement, m.SimpleStatementLine(body=[m.AnnAssign(target=m.Name())])):
-                field = statement.body[0]
-                self.kinds["self." + field.target.value].add(annotation_kind(field.annotation.annotation))
-                self.set_attributes.setdefault(field.target.value, len(self.set_attributes))
+            if (field := _field(statement)) is not None:
+                name, annotation = field
+                self.kinds["self." + name].add(annotation_kind(annotation.annotation))
+                self.set_attributes.setdefault(name, len(self.set_attributes))
 
     def kind(self, key: str) -> str | None:
         """The one kind of value `key` holds, or None when unknown or mixed."""
@@ -68,13 +67,28 @@ class Usage(cst.CSTVisitor):
         return next(iter(kinds)) if len(kinds) == 1 else None
 
 
-def _key(node: object) -> str | None:
+def _field(statement: cst.CSTNode) -> tuple[str, cst.Annotation] | None:
+    """`("x", int)` for the line `x: int` (or `x: int = 0`) of a class body."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+            return small.target.value, small.annotation
+    return None
+
+
+def _self_attribute(node: cst.CSTNode) -> str | None:
+    """`x` for `self.x`."""
+    if isinstance(node, cst.Attribute) and m.matches(node.value, m.Name("self")):
+        return node.attr.value
+    return None
+
+
+def _key(node: cst.CSTNode) -> str | None:
     """`x` for a name, `self.x` for an attribute of self: what the usage facts are about."""
     if isinstance(node, cst.Name):
         return node.value
-    if m.matches(node, m.Attribute(value=m.Name("self"))):
-        return "self." + node.attr.value
-    return None
+    attribute = _self_attribute(node)
+    return None if attribute is None else "self." + attribute
 
 
 def usage(node: cst.CSTNode) -> Usage:

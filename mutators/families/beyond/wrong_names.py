@@ -24,6 +24,7 @@ from libcst.metadata.scope_provider import (
     Scope,
 )
 
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.beyond.kinds import similarity
@@ -38,7 +39,7 @@ _NOT_DATA_BINDINGS = (cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom,
 def _names_in(node: cst.CSTNode | None) -> set[str]:
     if node is None:
         return set()
-    return {name.value for name in m.findall(node, m.Name())}
+    return {name.value for name in find_all(node, cst.Name, m.Name())}
 
 
 def statement_targets(site: cst.CSTNode, ctx: Context) -> set[str]:
@@ -128,7 +129,7 @@ def _binds_value(node: cst.CSTNode, ctx: Context) -> bool:
     return not (isinstance(parent, cst.AsName) and isinstance(ctx.parent(parent), cst.ExceptHandler))
 
 
-class WrongVariable(Mutator):
+class WrongVariable(Mutator[cst.Name]):
     """A local variable read in place of another local of the same function.
 
     Realistic: `tpr = tps / tps[-1]` written as `tpr = fps / tps[-1]`, `hi` for `lo`: the most
@@ -236,7 +237,7 @@ def _is_attribute_load(node: cst.Attribute, ctx: Context) -> bool:
     return not isinstance(parent, cst.Del)
 
 
-class WrongAttribute(Mutator):
+class WrongAttribute(Mutator[cst.Attribute]):
     """`self.a` read in place of another attribute `self.b` that the class sets.
 
     Realistic: `self._running` for `self._waiting`, `self.n_features` for `self.n_outputs`;

@@ -70,9 +70,9 @@ def _is_identity(node: cst.CSTNode, value: float, ctx: Context) -> bool:
         if value == 1 and isinstance(op, cst.Divide | cst.FloorDivide | cst.Power):
             return parent.right is node
     if isinstance(parent, cst.AugAssign):
-        op = parent.operator
-        return (value == 0 and isinstance(op, cst.AddAssign | cst.SubtractAssign)) or (
-            value == 1 and isinstance(op, cst.MultiplyAssign | cst.DivideAssign | cst.FloorDivideAssign)
+        update = parent.operator
+        return (value == 0 and isinstance(update, cst.AddAssign | cst.SubtractAssign)) or (
+            value == 1 and isinstance(update, cst.MultiplyAssign | cst.DivideAssign | cst.FloorDivideAssign)
         )
     return False
 
@@ -89,7 +89,7 @@ def _is_axis(node: cst.CSTNode, ctx: Context) -> bool:
     )
 
 
-def _render_number(node: cst.CSTNode, value: int | float) -> cst.CSTNode:
+def _render_number(node: cst.Integer | cst.Float | cst.UnaryOperation, value: int | float) -> cst.CSTNode:
     text = str(abs(value)) if isinstance(value, int) else repr(abs(float(value)))
     literal = cst.Integer(value=text) if isinstance(value, int) else cst.Float(value=text)
     if value < 0:
@@ -100,7 +100,7 @@ def _render_number(node: cst.CSTNode, value: int | float) -> cst.CSTNode:
     return new.with_changes(lpar=node.lpar, rpar=node.rpar)
 
 
-class NumberChange(Mutator):
+class NumberChange(Mutator[cst.Integer | cst.Float | cst.UnaryOperation]):
     """A small constant `n` becomes `n - 1` or `n + 1` (`0` becomes `1`).
 
     Realistic: an off-by-one in an axis, an index, a degree of freedom or a start value. Only
@@ -141,9 +141,9 @@ class NumberChange(Mutator):
         ),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
+    def mutate(self, node: cst.Integer | cst.Float | cst.UnaryOperation, ctx: Context) -> Iterator[cst.CSTNode]:
         parent = ctx.parent(node)
-        negated = m.matches(parent, m.UnaryOperation(operator=m.Minus()))
+        negated = isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Minus)
         if isinstance(node, (cst.Integer, cst.Float)) and negated:
             return  # the signed constant is the site
         value = _number(node)
@@ -157,7 +157,7 @@ class NumberChange(Mutator):
                 yield _render_number(node, new)
 
 
-class TrueFalse(Mutator):
+class TrueFalse(Mutator[cst.Name]):
     """`True` becomes `False` and back, in an argument, a default or an assignment.
 
     Realistic: a flag such as `keepdims`, `ascending`, `inplace` or `drop` set the wrong way.

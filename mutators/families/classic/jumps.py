@@ -44,7 +44,7 @@ def _is_generator(function: cst.FunctionDef) -> bool:
     return finder.found
 
 
-class ReturnNone(Mutator):
+class ReturnNone(Mutator[cst.Return]):
     """`return result` becomes `return None`: the function forgets to hand back its result.
 
     Realistic: a result built in place and never returned, or a return lost in a refactor;
@@ -76,7 +76,7 @@ class ReturnNone(Mutator):
         yield node.with_changes(value=cst.Name("None"), whitespace_after_return=space)
 
 
-class ReturnBool(Mutator):
+class ReturnBool(Mutator[cst.Return]):
     """`return True` becomes `return False`, and back: a predicate answers the opposite."""
 
     name = "classic/return-bool"
@@ -95,16 +95,19 @@ class ReturnBool(Mutator):
     )
 
     def mutate(self, node: cst.Return, ctx: Context) -> Iterator[cst.CSTNode]:
-        value = node.value
+        value = cst.ensure_type(node.value, cst.Name)  # `True` or `False`, as matched
         yield node.with_changes(value=value.with_changes(value="False" if value.value == "True" else "True"))
 
 
-class BreakContinue(Mutator):
+class BreakContinue(Mutator[cst.Break | cst.Continue]):
     """`break` becomes `continue`, and back: a loop that should stop goes on, or stops early."""
 
     name = "classic/break-continue"
     family = Family.CLASSIC
-    explanation = "`{original}` became `{mutated}`: the loop goes on where it should stop, or stops where it should go on"
+    explanation = (
+        "`{original}` became `{mutated}`: the loop goes on where it should stop, or stops where it "
+        "should go on"
+    )
     matcher = m.Break() | m.Continue()
     examples = (
         Example(
@@ -114,6 +117,6 @@ class BreakContinue(Mutator):
         Example(before="def f(xs):\n    for x in xs:\n        pass\n", after=()),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
+    def mutate(self, node: cst.Break | cst.Continue, ctx: Context) -> Iterator[cst.CSTNode]:
         new_type = cst.Continue if isinstance(node, cst.Break) else cst.Break
         yield new_type(semicolon=node.semicolon)

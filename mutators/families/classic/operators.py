@@ -49,7 +49,7 @@ _DIRECTION = {
 }
 
 
-class ArithmeticSwap(Mutator):
+class ArithmeticSwap(Mutator[cst.BinaryOperation]):
     """`a + b` becomes `a - b`, `a / b` becomes `a * b` or `a // b`, and the like.
 
     Realistic: the sign of a correction term, the direction of a normalisation and integer
@@ -91,7 +91,7 @@ class ArithmeticSwap(Mutator):
             yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
-class AugmentedSwap(Mutator):
+class AugmentedSwap(Mutator[cst.AugAssign]):
     """`total += x` becomes `total -= x`, `scale *= k` becomes `scale /= k`, and the like.
 
     Realistic: an accumulator updated in the wrong direction, as when a refund is added to a
@@ -117,7 +117,7 @@ class AugmentedSwap(Mutator):
             yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
-class ComparisonBoundary(Mutator):
+class ComparisonBoundary(Mutator[cst.ComparisonTarget]):
     """`a < b` becomes `a <= b` and back, `>` likewise: the boundary case lands on the wrong side.
 
     Realistic: the classic off-by-one; whether a limit is inclusive is the detail people get
@@ -142,7 +142,7 @@ class ComparisonBoundary(Mutator):
             yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
-class ComparisonFlip(Mutator):
+class ComparisonFlip(Mutator[cst.ComparisonTarget]):
     """`a < b` becomes `a > b`, `a <= b` becomes `a >= b`: the comparison points the wrong way.
 
     Realistic: a minimum tracked with `>`, a descending sort assumed ascending.
@@ -166,7 +166,7 @@ class ComparisonFlip(Mutator):
             yield node.with_changes(operator=respaced(node.operator, new_type))
 
 
-class ComparisonNegate(Mutator):
+class ComparisonNegate(Mutator[cst.ComparisonTarget]):
     """`==` becomes `!=`, `is` becomes `is not`, `in` becomes `not in`, and back.
 
     Realistic: a negation lost or added while a condition is rewritten, such as
@@ -194,24 +194,27 @@ class ComparisonNegate(Mutator):
 
     def mutate(self, node: cst.ComparisonTarget, ctx: Context) -> Iterator[cst.CSTNode]:
         op = node.operator
-        before, after = op.whitespace_before, op.whitespace_after
         between = cst.SimpleWhitespace(" ")
         new: cst.CSTNode | None = None
         if isinstance(op, (cst.Equal, cst.NotEqual)):
             new = respaced(op, cst.NotEqual if isinstance(op, cst.Equal) else cst.Equal)
         elif isinstance(op, cst.Is):
-            new = cst.IsNot(whitespace_before=before, whitespace_between=between, whitespace_after=after)
+            new = cst.IsNot(
+                whitespace_before=op.whitespace_before, whitespace_between=between, whitespace_after=op.whitespace_after
+            )
         elif isinstance(op, cst.IsNot):
-            new = cst.Is(whitespace_before=before, whitespace_after=after)
+            new = cst.Is(whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after)
         elif isinstance(op, cst.In):
-            new = cst.NotIn(whitespace_before=before, whitespace_between=between, whitespace_after=after)
+            new = cst.NotIn(
+                whitespace_before=op.whitespace_before, whitespace_between=between, whitespace_after=op.whitespace_after
+            )
         elif isinstance(op, cst.NotIn):
-            new = cst.In(whitespace_before=before, whitespace_after=after)
+            new = cst.In(whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after)
         if new is not None:
             yield node.with_changes(operator=new)
 
 
-class AndOr(Mutator):
+class AndOr(Mutator[cst.BooleanOperation]):
     """`a and b` becomes `a or b`, and back.
 
     Realistic: "both" and "either" confused in a guard, so the branch runs on half the cases
@@ -236,7 +239,7 @@ class AndOr(Mutator):
         yield node.with_changes(operator=respaced(op, new_type))
 
 
-class DropUnary(Mutator):
+class DropUnary(Mutator[cst.UnaryOperation]):
     """`not x`, `-x` and `~mask` lose their operator.
 
     Realistic: a negation forgotten in a condition, a sign dropped from a gradient step, or a

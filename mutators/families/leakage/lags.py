@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import keyword, positional
+from bugsmith.mutators.analysis.arguments import keyword, method_of, positional
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import in_place_of, int_value
 from bugsmith.mutators.analysis.receivers import method_receiver
@@ -25,7 +25,7 @@ def _shift_periods(node: cst.Call) -> cst.Arg | None:
     return keyword(node, "periods") or positional(node, 0)
 
 
-class DropShift(Mutator):
+class DropShift(Mutator[cst.Call]):
     """`s.shift(k)` becomes `s`: each row now sees the value it is meant to predict.
 
     Realistic: the shift is the one line that makes a lag feature a lag; it is easy to drop
@@ -44,7 +44,8 @@ class DropShift(Mutator):
                 after=("def f(s):\n    return s.rolling(3).mean()\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].shift(periods=2, fill_value=0)\n",
                 after=("def f(df):\n    return df['y']\n",)),
-        Example(before="from scipy import ndimage\n\ndef f(s, image):\n    return s.rolling(3).mean(), ndimage.shift(image, 1), self.shift(2)\n",
+        Example(before="from scipy import ndimage\n\ndef f(s, image):\n"
+                       "    return s.rolling(3).mean(), ndimage.shift(image, 1), self.shift(2)\n",
                 after=()),
     )
 
@@ -55,12 +56,12 @@ class DropShift(Mutator):
             return
         group = groupby_of(receiver)
         if group is not None:  # the unshifted column, not a bare GroupBy object
-            frame = group.func.value
+            frame = method_of(group).value
             receiver = frame if receiver is group else receiver.with_changes(value=frame)
         yield in_place_of(node, receiver, ctx)
 
 
-class FlipShift(Mutator):
+class FlipShift(Mutator[cst.Call]):
     """`s.shift(1)` becomes `s.shift(-1)` (or the reverse): the lag becomes a lead.
 
     Realistic: the sign convention of `shift` is remembered the wrong way round about half the
@@ -96,7 +97,7 @@ class FlipShift(Mutator):
         value, number = periods.value, int_value(periods.value)
         if number is not None:
             flipped = ctx.expression(str(-number)) if number else None
-        elif m.matches(value, m.UnaryOperation(operator=m.Minus())):
+        elif isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
             flipped = value.expression
         elif isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             flipped = cst.UnaryOperation(operator=cst.Minus(), expression=value)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee, keyword, replaced_arg, with_arg, without_arg
+from bugsmith.mutators.analysis.arguments import callee, keyword, method_of, replaced_arg, with_arg, without_arg
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import with_text
 from bugsmith.mutators.analysis.receivers import method_receiver
@@ -20,7 +20,7 @@ from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
 
-class CenterWindow(Mutator):
+class CenterWindow(Mutator[cst.Call]):
     """`.rolling(w)` gains `center=True`: each window now reaches half its width into the future.
 
     Realistic: centred windows are the right choice for smoothing a plot, and the setting is
@@ -38,7 +38,8 @@ class CenterWindow(Mutator):
         Example(before="def f(s):\n    return s.rolling(3).mean()\n",
                 after=("def f(s):\n    return s.rolling(3, center=True).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n    ).mean()\n",
-                after=("def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n        center=True,\n    ).mean()\n",)),
+                after=("def f(s):\n    return s.rolling(\n        3,\n        min_periods=1,\n        center=True,\n"
+                       "    ).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(3, center=False).mean()\n",
                 after=("def f(s):\n    return s.rolling(3, center=True).mean()\n",)),
         Example(before="def f(s):\n    return s.rolling(3, center=True).mean(), s.expanding(3).mean()\n", after=()),
@@ -48,12 +49,12 @@ class CenterWindow(Mutator):
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
         center = keyword(node, "center")
         if center is None:
-            yield with_arg(node, ctx.expression("f(center=True)").args[0])
+            yield with_arg(node, cst.ensure_type(ctx.expression("f(center=True)"), cst.Call).args[0])
         elif m.matches(center.value, m.Name("False")):
             yield replaced_arg(node, center, center.value.with_changes(value="True"))
 
 
-class ClosedWindow(Mutator):
+class ClosedWindow(Mutator[cst.Call]):
     """`closed="left"` on a rolling window becomes `"both"` or is dropped: the window includes now.
 
     Realistic: `closed="left"` is the one keyword that keeps the current row out of its own
@@ -72,13 +73,18 @@ class ClosedWindow(Mutator):
     )
     examples = (
         Example(before="def f(s):\n    return s.rolling('3D', closed='left').sum()\n",
-                after=("def f(s):\n    return s.rolling('3D', closed='both').sum()\n", "def f(s):\n    return s.rolling('3D').sum()\n")),
-        Example(before="def f(s):\n    return s.rolling(3, closed=\"right\").sum(), s.resample('D', closed='left').sum()\n", after=()),
+                after=("def f(s):\n    return s.rolling('3D', closed='both').sum()\n",
+                       "def f(s):\n    return s.rolling('3D').sum()\n")),
+        Example(before="def f(s):\n    return s.rolling(3, closed=\"right\").sum(), "
+                       "s.resample('D', closed='left').sum()\n",
+                after=()),
     )
 
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         closed = keyword(node, "closed")
+        if closed is None:  # the matcher asks for it; this tells the type checker
+            return
         if isinstance(closed.value, cst.SimpleString) and closed.value.raw_value in ("left", "neither"):
             yield Rewrite(replacement=with_text(closed.value, "both"), target=closed.value)
             yield Rewrite(replacement=without_arg(node, closed))
@@ -87,7 +93,7 @@ class ClosedWindow(Mutator):
 _FILL_METHODS = {"ffill": "bfill", "pad": "backfill"}
 
 
-class BackFill(Mutator):
+class BackFill(Mutator[cst.Call]):
     """`ffill` becomes `bfill`: a gap is filled from the next observation instead of the last.
 
     Realistic: the two names differ by one letter and both remove the NaNs a test looks for;
@@ -120,10 +126,10 @@ class BackFill(Mutator):
             if backward is not None:
                 yield Rewrite(replacement=with_text(method.value, backward), target=method.value)
         elif callee(node) == "ffill" and method_receiver(node, ctx) is not None:
-            yield Rewrite(replacement=cst.Name("bfill"), target=node.func.attr)
+            yield Rewrite(replacement=cst.Name("bfill"), target=method_of(node).attr)
 
 
-class AsofDirection(Mutator):
+class AsofDirection(Mutator[cst.Call]):
     """`merge_asof` looks `"forward"` or to the `"nearest"` row instead of `"backward"`.
 
     Realistic: "forward" reads like forward-fill, the safe direction, but in `merge_asof` it
@@ -150,7 +156,8 @@ class AsofDirection(Mutator):
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         direction = keyword(node, "direction")
         if direction is None:
-            yield Rewrite(replacement=with_arg(node, ctx.expression('f(direction="forward")').args[0]))
+            forward = cst.ensure_type(ctx.expression('f(direction="forward")'), cst.Call).args[0]
+            yield Rewrite(replacement=with_arg(node, forward))
         elif isinstance(direction.value, cst.SimpleString) and direction.value.raw_value == "backward":
             for other in ("forward", "nearest"):
                 yield Rewrite(replacement=with_text(direction.value, other), target=direction.value)

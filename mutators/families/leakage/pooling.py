@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee, positional
+from bugsmith.mutators.analysis.arguments import callee, method_of, positional
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import in_place_of
 from bugsmith.mutators.analysis.receivers import is_namespace, method_receiver
@@ -55,7 +55,7 @@ def _transform(base: cst.BaseExpression, statistic: str, call: cst.Call) -> cst.
     )
 
 
-class DropGroupby(Mutator):
+class DropGroupby(Mutator[cst.Call]):
     """`df.groupby(k)[c].shift(1)` becomes `df[c].shift(1)`: one entity's history flows into the next.
 
     Realistic: the per-entity `groupby` is easy to drop when the test data holds one entity,
@@ -78,28 +78,30 @@ class DropGroupby(Mutator):
                 after=("def f(df, keys):\n    return df.y.rolling(3).mean()\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.cumsum())\n",
                 after=("def f(df):\n    return df['y'].transform(lambda s: s.cumsum())\n",)),
-        Example(before="def f(df):\n    return df.groupby('id')['y'].transform('mean'), df.groupby('id')['y'].mean(), df['y'].shift(1)\n",
+        Example(before="def f(df):\n"
+                       "    return df.groupby('id')['y'].transform('mean'), df.groupby('id')['y'].mean(), "
+                       "df['y'].shift(1)\n",
                 after=()),
     )
 
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
-        group = groupby_of(node.func.value)
-        if group is None or is_namespace(group.func.value, ctx):
+        group = groupby_of(method_of(node).value)
+        if group is None or is_namespace(method_of(group).value, ctx):
             return
         if callee(node) == "transform":
             function = positional(node, 0)
             ordered = function is not None and (
                 isinstance(function.value, cst.Lambda)
-                or m.matches(function.value, m.SimpleString())
+                or isinstance(function.value, cst.SimpleString)
                 and function.value.raw_value in ORDER_METHODS
             )
             if not ordered:
                 return  # `transform("mean")` is a per-group total: without groups it fails loudly
-        yield Rewrite(replacement=in_place_of(group, group.func.value, ctx), target=group)
+        yield Rewrite(replacement=in_place_of(group, method_of(group).value, ctx), target=group)
 
 
-class FullSampleStatistic(Mutator):
+class FullSampleStatistic(Mutator[cst.Call]):
     """`s.expanding().mean()` becomes `s.mean()`: the statistic is fitted on all rows, future included.
 
     Realistic: normalising by "the mean" instead of "the mean so far" is the most common form of
@@ -118,21 +120,24 @@ class FullSampleStatistic(Mutator):
         Example(before="def f(s):\n    return (s - s.expanding(2).mean()) / s.shift(1).rolling(5).std(ddof=0)\n",
                 after=("def f(s):\n    return (s - s.mean()) / s.shift(1).rolling(5).std(ddof=0)\n",
                        "def f(s):\n    return (s - s.expanding(2).mean()) / s.shift(1).std(ddof=0)\n")),
-        Example(before="def f(df):\n    return df.groupby('id')['y'].expanding().mean().reset_index(level=0, drop=True)\n",
-                after=("def f(df):\n    return df.groupby('id')['y'].transform(\"mean\").reset_index(level=0, drop=True)\n",)),
+        Example(before="def f(df):\n"
+                       "    return df.groupby('id')['y'].expanding().mean().reset_index(level=0, drop=True)\n",
+                after=("def f(df):\n"
+                       "    return df.groupby('id')['y'].transform(\"mean\").reset_index(level=0, drop=True)\n",)),
         Example(before="def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.expanding().mean())\n",
                 after=("def f(df):\n    return df.groupby('id')['y'].transform(lambda s: s.mean())\n",)),
         Example(before="def f(s):\n    level = s.ewm(span=3).mean()\n    return s / level\n",
                 after=("def f(s):\n    level = s.mean()\n    return s / level\n",)),
-        Example(before="def f(s):\n    return s.rolling(3).mean().shift(1), s.rolling(3).apply(g), s.expanding().quantile(0.5)\n",
+        Example(before="def f(s):\n"
+                       "    return s.rolling(3).mean().shift(1), s.rolling(3).apply(g), s.expanding().quantile(0.5)\n",
                 after=()),
     )
 
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
-        statistic = callee(node)
-        window = node.func.value
-        base = window.func.value
+        statistic = method_of(node).attr.value
+        window = cst.ensure_type(method_of(node).value, cst.Call)  # `s.rolling(...)`, as matched
+        base = method_of(window).value
         if statistic not in _WINDOW_STATISTICS or is_namespace(base, ctx):
             return
         if groupby_of(base) is not None:
@@ -142,7 +147,7 @@ class FullSampleStatistic(Mutator):
             yield node.with_changes(func=node.func.with_changes(value=base))
 
 
-class CumulativeToTotal(Mutator):
+class CumulativeToTotal(Mutator[cst.Call]):
     """`s.cumsum()` becomes `s.sum()`: a running total becomes the grand total of all rows.
 
     Realistic: "sum of past values" and "sum of values" differ by three letters; with the
@@ -162,7 +167,8 @@ class CumulativeToTotal(Mutator):
                        "def f(df):\n    df['seen'] = df['clicks'].cumsum()\n    return df['y'].max() / 2\n")),
         Example(before="def f(df):\n    return df.groupby('id')['y'].cumsum()\n",
                 after=("def f(df):\n    return df.groupby('id')['y'].transform(\"sum\")\n",)),
-        Example(before="def f(s, w):\n    past = s.cumsum()\n    return np.cumsum(w), s.cumsum().shift(1), s.cumsum()[-1], np.dot(s.cumsum(), w)\n",
+        Example(before="def f(s, w):\n    past = s.cumsum()\n"
+                       "    return np.cumsum(w), s.cumsum().shift(1), s.cumsum()[-1], np.dot(s.cumsum(), w)\n",
                 after=()),
     )
 
@@ -171,7 +177,7 @@ class CumulativeToTotal(Mutator):
         receiver = method_receiver(node, ctx)
         if receiver is None:
             return
-        total = _TOTALS[callee(node)]
+        total = _TOTALS[method_of(node).attr.value]
         if groupby_of(receiver) is not None:
             if not node.args:
                 yield _transform(receiver, total, node)

@@ -21,7 +21,7 @@ from bugsmith.mutators.families.leakage.row_order import ORDER_METHODS
 from bugsmith.mutators.family import Family
 
 
-class DropSort(Mutator):
+class DropSort(Mutator[cst.Call]):
     """`df.sort_values("time")` is dropped before order-dependent work: lags run in file order.
 
     Realistic: data usually arrives sorted, so the sort looks redundant and is removed; on the
@@ -39,9 +39,11 @@ class DropSort(Mutator):
     examples = (
         Example(before="def f(df):\n    df = df.sort_values('t')\n    return df['y'].shift(1)\n",
                 after=("def f(df):\n    return df['y'].shift(1)\n",)),
-        Example(before="def f(df):\n    df.sort_index(inplace=True)\n    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
+        Example(before="def f(df):\n    df.sort_index(inplace=True)\n"
+                       "    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
                 after=("def f(df):\n    s = df.sort_values(['id', 't']).groupby('id')['y'].diff()\n    return s\n",
-                       "def f(df):\n    df.sort_index(inplace=True)\n    s = df.groupby('id')['y'].diff()\n    return s\n")),
+                       "def f(df):\n    df.sort_index(inplace=True)\n    s = df.groupby('id')['y'].diff()\n"
+                       "    return s\n")),
         Example(before="def f(df):\n    return df.sort_values('score').head(10)\n", after=()),
     )
 
@@ -75,7 +77,7 @@ def _uses_order(scope: cst.CSTNode, sort: cst.Call) -> bool:
     return any(call is not sort for call in m.findall(scope, ordered))
 
 
-def _reassigns(statement: cst.CSTNode, receiver: cst.BaseExpression, ctx: Context) -> bool:
+def _reassigns(statement: cst.CSTNode | None, receiver: cst.BaseExpression, ctx: Context) -> bool:
     """`df = df.sort_values(...)`: deleting the line, not leaving `df = df`, is the natural bug."""
     return (
         isinstance(statement, cst.Assign)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import islice
+from typing import TypeGuard
 
 import libcst as cst
 import libcst.matchers as m
@@ -18,11 +19,10 @@ from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
-
 _SUMS = frozenset({"sum", "nansum", "dot", "vdot", "inner"})
 
 
-def _slice(node: cst.BaseExpression, lower: str | None, upper: str | None) -> bool:
+def _slice(node: cst.BaseExpression, lower: str | None, upper: str | None) -> TypeGuard[cst.Subscript]:
     """Is `node` `x[lower:upper]` with one plain slice?"""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return False
@@ -51,11 +51,11 @@ def _halving(pair: cst.CSTNode, ctx: Context) -> tuple[cst.BaseExpression, cst.B
     for ancestor in islice(ctx.ancestors(pair), 10):
         if isinstance(ancestor, cst.BinaryOperation):
             operator, left = ancestor.operator, child is ancestor.left
-            other = ancestor.right if left else ancestor.left
+            operand, other = (ancestor.left, ancestor.right) if left else (ancestor.right, ancestor.left)
             if isinstance(operator, cst.Divide) and left and m.matches(other, m.Integer("2") | m.Float("2.0")):
-                return (ancestor, child) if multiplied else None
+                return (ancestor, operand) if multiplied else None
             if isinstance(operator, cst.Multiply) and m.matches(other, m.Float("0.5") | m.Float(".5")):
-                return (ancestor, child) if multiplied else None
+                return (ancestor, operand) if multiplied else None
             if not isinstance(operator, cst.Multiply) and not (isinstance(operator, cst.Divide) and left):
                 return None
             multiplied = True
@@ -71,7 +71,7 @@ def _halving(pair: cst.CSTNode, ctx: Context) -> tuple[cst.BaseExpression, cst.B
     return None
 
 
-class RectangleRule(Mutator):
+class RectangleRule(Mutator[cst.BinaryOperation]):
     """Trapezoids `(y[1:] + y[:-1]) / 2` become rectangles `y[1:]` or `y[:-1]`.
 
     Realistic: the rectangle rule is what people write from memory; it is exact on a
@@ -80,7 +80,10 @@ class RectangleRule(Mutator):
 
     name = "metric/rectangle-rule"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the area is summed over rectangles instead of trapezoids, wrong on every diagonal segment (ties)"
+    explanation = (
+        "`{original}` became `{mutated}`: the area is summed over rectangles instead of "
+        "trapezoids, wrong on every diagonal segment (ties)"
+    )
     matcher = m.BinaryOperation(operator=m.Add())
     examples = (
         Example(
@@ -96,7 +99,7 @@ class RectangleRule(Mutator):
     def mutate(self, node: cst.BinaryOperation, ctx: Context) -> Iterator[Rewrite]:
         pair = _neighbours(node)
         found = _halving(node, ctx) if pair else None
-        if found is None:
+        if pair is None or found is None:
             return
         halver, kept = found
         for side in pair:
@@ -113,11 +116,11 @@ def _numpy_alias(ctx: Context) -> str | None:
                 continue
             for alias in small.names:
                 if m.matches(alias.name, m.Name("numpy")):
-                    return alias.asname.name.value if alias.asname else "numpy"
+                    return alias.evaluated_alias or "numpy"
     return None
 
 
-class TrapezoidToSum(Mutator):
+class TrapezoidToSum(Mutator[cst.Call]):
     """`np.trapz(y, x)` / `trapezoid(y, x)` becomes `np.sum(y[1:] * np.diff(x))`.
 
     Realistic: replacing a library call by "the obvious sum" is a common refactor, and the
@@ -126,8 +129,13 @@ class TrapezoidToSum(Mutator):
 
     name = "metric/trapezoid-to-sum"
     family = Family.METRIC
-    explanation = "`{original}` became `{mutated}`: the area is summed over rectangles instead of trapezoids, wrong on every diagonal segment (ties)"
-    matcher = m.Call(func=m.Name("trapz") | m.Name("trapezoid") | m.Attribute(attr=m.Name("trapz") | m.Name("trapezoid")))
+    explanation = (
+        "`{original}` became `{mutated}`: the area is summed over rectangles instead of "
+        "trapezoids, wrong on every diagonal segment (ties)"
+    )
+    matcher = m.Call(
+        func=m.Name("trapz") | m.Name("trapezoid") | m.Attribute(attr=m.Name("trapz") | m.Name("trapezoid"))
+    )
     examples = (
         Example(
             before="import numpy as np\n\ndef auc(fpr, tpr):\n    return np.trapezoid(tpr, fpr)\n",
@@ -138,9 +146,9 @@ class TrapezoidToSum(Mutator):
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
         owner = node.func.value if isinstance(node.func, cst.Attribute) else None
-        numpy = owner.value if m.matches(owner, m.Name("np") | m.Name("numpy")) else _numpy_alias(ctx)
+        numpy = owner.value if isinstance(owner, cst.Name) and owner.value in ("np", "numpy") else _numpy_alias(ctx)
         y, x = positional(node, 0), positional(node, 1) or next(
-            (a for a in node.args if m.matches(a.keyword, m.Name("x"))), None
+            (a for a in node.args if a.keyword is not None and a.keyword.value == "x"), None
         )
         if numpy is None or y is None or x is None or len(node.args) != 2:
             return

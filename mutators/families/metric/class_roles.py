@@ -15,10 +15,10 @@ import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
-
 
 # Role words of a curve's two axes.
 _AXES = (("fpr", "tpr"), ("fps", "tps"), ("fp", "tp"), ("false", "true"), ("precision", "recall"))
@@ -42,7 +42,7 @@ def _partner(identifier: str) -> str | None:
     return "".join(parts)
 
 
-class WrongClassCount(Mutator):
+class WrongClassCount(Mutator[cst.BinaryOperation | cst.AugAssign]):
     """A rate normalised by the wrong count: `/ tps[-1]` ↔ `/ fps[-1]`, `/ n_pos` → `/ (n_pos + n_neg)`.
 
     Realistic: TPR divides by the positives and FPR by the negatives; the two lines are
@@ -62,13 +62,12 @@ class WrongClassCount(Mutator):
         Example(before="def f(tps, n_pos, n_neg):\n    return tps / 2 + n_pos / (n_pos * n_neg)\n", after=()),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[Rewrite | cst.CSTNode]:
+    def mutate(self, node: cst.BinaryOperation | cst.AugAssign, ctx: Context) -> Iterator[Rewrite | cst.CSTNode]:
         below = node.right if isinstance(node, cst.BinaryOperation) else node.value
-        called = {id(c.func) for c in m.findall(below, m.Call())} | {
-            id(c.func.attr) for c in m.findall(below, m.Call(func=m.Attribute()))
-        }
-        names = [n for n in m.findall(below, m.Name()) if id(n) not in called]
-        roles = [(n, _partner(n.value)) for n in names if _partner(n.value)]
+        calls = find_all(below, cst.Call, m.Call())
+        called = {id(c.func) for c in calls} | {id(c.func.attr) for c in calls if isinstance(c.func, cst.Attribute)}
+        names = [n for n in find_all(below, cst.Name, m.Name()) if id(n) not in called]
+        roles = [(n, partner) for n in names if (partner := _partner(n.value))]
         if len(roles) != 1 or any(n.value == roles[0][1] for n in names):
             return
         name, partner = roles[0]
@@ -106,14 +105,16 @@ def _complementary(a: cst.BaseExpression, b: cst.BaseExpression, pairs: tuple[tu
     )
 
 
-def _complementary_pairs(values: list[cst.BaseExpression], pairs) -> Iterator[tuple[int, int]]:
+def _complementary_pairs(
+    values: list[cst.BaseExpression], pairs: tuple[tuple[str, str], ...]
+) -> Iterator[tuple[int, int]]:
     for i in range(len(values)):
         for j in range(i + 1, len(values)):
             if _complementary(values[i], values[j], pairs):
                 yield i, j
 
 
-class SwapCurveAxes(Mutator):
+class SwapCurveAxes(Mutator[cst.Return | cst.Call | cst.Assign]):
     """The two axes of a curve swapped: `return fpr, tpr` → `return tpr, fpr`, `auc(tpr, fpr)`.
 
     Realistic: sklearn returns `(fpr, tpr, thresholds)`, plots want x then y, and the two
@@ -139,11 +140,12 @@ class SwapCurveAxes(Mutator):
         Example(before="def f(fpr_a, tpr_b, ax):\n    ax.plot(fpr_a, tpr_b)\n    return fpr_a, tpr_b\n", after=()),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[cst.CSTNode]:
+    def mutate(self, node: cst.Return | cst.Call | cst.Assign, ctx: Context) -> Iterator[cst.CSTNode]:
         if isinstance(node, cst.Call):
             yield from self._call(node)
             return
-        holder = node.value if isinstance(node, cst.Return) else node.targets[0].target
+        # The matcher's tuple: the returned one, or the one assigned to.
+        holder = cst.ensure_type(node.value if isinstance(node, cst.Return) else node.targets[0].target, cst.Tuple)
         elements = list(holder.elements)
         if any(isinstance(e, cst.StarredElement) for e in elements):
             return

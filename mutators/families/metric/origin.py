@@ -7,6 +7,7 @@ top-scored samples include a negative.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import libcst as cst
@@ -14,17 +15,21 @@ import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee, positional
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.metric.ranking import R_
-from bugsmith.mutators.families.metric.replace import Replace
+from bugsmith.mutators.families.metric.replace import replaced
 from bugsmith.mutators.family import Family
-
 
 _CURVE_WORDS = frozenset({"tps", "fps", "tpr", "fpr", "tp", "fp", "recall", "precision", "roc", "curve",
                           "sensitivity", "specificity"})
 _ZERO = m.Integer("0") | m.Float("0.0") | m.Float("0.")
-_INF = m.Attribute(attr=m.Name("inf")) | m.Name("inf") | m.Call(func=m.Name("float"), args=[m.Arg(value=m.SimpleString('"inf"') | m.SimpleString("'inf'"))])
+_INF = (
+    m.Attribute(attr=m.Name("inf"))
+    | m.Name("inf")
+    | m.Call(func=m.Name("float"), args=[m.Arg(value=m.SimpleString('"inf"') | m.SimpleString("'inf'"))])
+)
 
 
 def _single(expr: cst.BaseExpression, scalar: m.BaseMatcherNode) -> bool:
@@ -45,12 +50,17 @@ def _prepended(node: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
                 return name
         return None
 
-    if m.matches(node, R_) and len(node.slice) >= 2 and all(isinstance(e.slice, cst.Index) for e in node.slice):
+    if (
+        isinstance(node, cst.Subscript)
+        and m.matches(node, R_)
+        and len(node.slice) >= 2
+        and all(isinstance(e.slice, cst.Index) for e in node.slice)
+    ):
         rest = list(node.slice[1:])
-        payload = rest[0].slice.value if len(rest) == 1 else node.with_changes(
+        payload = cst.ensure_type(rest[0].slice, cst.Index).value if len(rest) == 1 else node.with_changes(
             slice=[*rest[:-1], rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
         )
-        found = kind(node.slice[0].slice.value, arrays=False)
+        found = kind(cst.ensure_type(node.slice[0].slice, cst.Index).value, arrays=False)
         return (found, payload) if found else None
     if not isinstance(node, cst.Call) or any(a.keyword or a.star for a in node.args):
         return None
@@ -69,7 +79,7 @@ def _prepended(node: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
 
 
 def _curve_named(expr: cst.BaseExpression) -> bool:
-    names = [n.value for n in m.findall(expr, m.Name())]
+    names = [n.value for n in find_all(expr, cst.Name, m.Name())]
     return any(words(name) & _CURVE_WORDS for name in names)
 
 
@@ -79,7 +89,7 @@ def _bare(payload: cst.BaseExpression, where: cst.BaseExpression) -> cst.BaseExp
     return payload.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-class DropOrigin(Mutator):
+class DropOrigin(Mutator[cst.FunctionDef]):
     """The `(0, 0)` start point of a curve dropped: `np.r_[0, fps]` → `fps` (with its `inf` threshold).
 
     Realistic: the extra point is added by hand after the cumulative sums; forgetting it
@@ -89,7 +99,10 @@ class DropOrigin(Mutator):
 
     name = "metric/drop-origin"
     family = Family.METRIC
-    explanation = "the curve no longer starts at (0, 0): the segment from the origin to the first threshold is missing from the area"
+    explanation = (
+        "the curve no longer starts at (0, 0): the segment from the origin to the first threshold "
+        "is missing from the area"
+    )
     matcher = m.FunctionDef()
     examples = (
         Example(
@@ -109,14 +122,24 @@ class DropOrigin(Mutator):
 
     def mutate(self, node: cst.FunctionDef, ctx: Context) -> Iterator[Rewrite]:
         found = [
-            (each, *_prepended(each)) for each in m.findall(node.body, R_ | m.Call()) if _prepended(each)
+            (each, *prepended)
+            for each in find_all(node.body, (cst.Subscript, cst.Call), R_ | m.Call())
+            if (prepended := _prepended(each))
         ]
         if not any(kind == "zero" and _curve_named(payload) for _, kind, payload in found):
             return
         chosen = [(each, payload) for each, kind, payload in found if kind == "inf" or _curve_named(payload)]
         drop = {id(line) for each, payload in chosen if (line := _self_assignment(each, payload, ctx))}
-        targets = {id(each): (lambda updated, original=each: _bare(_prepended(updated)[1], original)) for each, _ in chosen}
-        yield Rewrite(replacement=node.body.visit(Replace(targets, drop)), target=node.body)
+        targets = {id(each): functools.partial(_unprepended, where=each) for each, _ in chosen}
+        yield Rewrite(replacement=replaced(node.body, targets, drop), target=node.body)
+
+
+def _unprepended(updated: cst.CSTNode, where: cst.BaseExpression) -> cst.BaseExpression:
+    """The array that `updated` prepends to, standing where the prepending expression stood."""
+    prepended = _prepended(updated)
+    # Replacing a prepend inside it changed only its array, never the 0 or inf in front.
+    assert prepended is not None
+    return _bare(prepended[1], where)
 
 
 def _self_assignment(prepend: cst.CSTNode, payload: cst.BaseExpression, ctx: Context) -> cst.CSTNode | None:

@@ -12,9 +12,10 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee
+from bugsmith.mutators.analysis.arguments import callee, method_of
 from bugsmith.mutators.analysis.expressions import boundary_flips
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.scheduling.dataflow import (
@@ -42,7 +43,7 @@ def _exit_guard(stmt: cst.CSTNode) -> bool:
     """`if cond: break` (or continue/return/raise) with no else."""
     if not isinstance(stmt, cst.If) or stmt.orelse is not None:
         return False
-    body = stmt.body
+    body: cst.BaseSuite | cst.SimpleStatementLine = stmt.body
     if isinstance(body, cst.IndentedBlock):
         if len(body.body) != 1 or not isinstance(body.body[0], cst.SimpleStatementLine):
             return False
@@ -74,18 +75,23 @@ def _checks(test: cst.BaseExpression, key: str) -> bool:
     always fire, a bug nobody would ship.
     """
     membership = m.ComparisonTarget(operator=m.In() | m.NotIn())
-    if any(dotted(t.comparator) == key for t in m.findall(test, membership)):
+    if any(dotted(t.comparator) == key for t in find_all(test, cst.ComparisonTarget, membership)):
         return False
     if key in chains(test):
         return True
     owner = key.rpartition(".")[0]
-    return bool(owner) and any(
-        isinstance(call.func, cst.Attribute) and dotted(call.func.value) == owner
-        for call in m.findall(test, m.Call())
-    )
+    return bool(owner) and any(called == owner for called in _method_owners(test))
 
 
-class CheckAfterInsert(Mutator):
+def _method_owners(node: cst.CSTNode) -> Iterator[str]:
+    """The name chains whose methods `node` calls: `r` for `r.step()`, `self.q` for `self.q.pop()`."""
+    for call in find_all(node, cst.Call, m.Call(func=m.Attribute())):
+        owner = dotted(method_of(call).value)
+        if owner is not None:
+            yield owner
+
+
+class CheckAfterInsert(Mutator[cst.If]):
     """A capacity guard moved after the insertion it should guard.
 
     Realistic: "add, then check" reads naturally and works until the batch is exactly full; then
@@ -133,7 +139,7 @@ def _budgetish(expr: cst.BaseExpression) -> bool:
     return any(words(name) & _BUDGET for name in identifiers(expr))
 
 
-class BudgetOffByOne(Mutator):
+class BudgetOffByOne(Mutator[cst.Comparison]):
     """`<` ↔ `<=` (or `>` ↔ `>=`) in a comparison against a budget, capacity or limit.
 
     Realistic: whether a request that exactly fills the budget fits is the one case nobody
@@ -142,7 +148,10 @@ class BudgetOffByOne(Mutator):
 
     name = "scheduling/budget-off-by-one"
     family = Family.SCHEDULING
-    explanation = "`{original}` became `{mutated}`: a request that exactly fills the budget is now treated the other way"
+    explanation = (
+        "`{original}` became `{mutated}`: a request that exactly fills the budget is now treated "
+        "the other way"
+    )
     matcher = m.Comparison()
     examples = (
         Example(
@@ -172,29 +181,30 @@ def _cleaned(stmt: cst.CSTNode, ctx: Context) -> set[str] | None:
     ...]`, or `if done: <those>`), as name chains; None if it is not such a cleanup."""
     if isinstance(stmt, cst.If):
         body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (stmt.body,)
-        keys = [_cleaned(s, ctx) if isinstance(s, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None for s in body]
-        if stmt.orelse is not None or None in keys:
+        lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+        keys = [_cleaned(s, ctx) if isinstance(s, lines) else None for s in body]
+        cleaned = [k for k in keys if k is not None]
+        if stmt.orelse is not None or len(cleaned) != len(keys):
             return None
         tested = chains(stmt.test)
         leaves = {c for c in tested if "." in c and not any(o.startswith(c + ".") for o in tested)}
-        return set().union(*keys) | leaves
+        return leaves.union(*cleaned)
     small = only(stmt)
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         call, func = small.value, small.value.func
         owner = dotted(func.value) if isinstance(func, cst.Attribute) else None
-        if owner is None or owner.partition(".")[0] in _MODULES:
+        if not isinstance(func, cst.Attribute) or owner is None or owner.partition(".")[0] in _MODULES:
             return None
         # `q.popleft()` is how an item is admitted, not how a finished one is dropped.
         arity = {"remove": 1, "discard": 1}.get(func.attr.value)
         removes = len(call.args) == arity or (func.attr.value == "pop" and bool(call.args))
         return {owner} if removes else None
     if isinstance(small, cst.Del):
-        target = small.target
-        targets = [e.value for e in target.elements] if isinstance(target, cst.Tuple) else [target]
-        if not all(isinstance(t, cst.Subscript) for t in targets):
-            return None
-        owners = {dotted(t.value) for t in targets}
-        return owners if None not in owners else None
+        deleted = small.target
+        targets = [e.value for e in deleted.elements] if isinstance(deleted, cst.Tuple) else [deleted]
+        # Each target an item of a named container: `del d[k]`, `del self.cache[k], seen[k]`.
+        owners = {dotted(t.value) if isinstance(t, cst.Subscript) else None for t in targets}
+        return None if None in owners else {owner for owner in owners if owner is not None}
     if isinstance(small, cst.Assign) and len(small.targets) == 1:
         comp = _is_filter(small.value)
         target, source = dotted(small.targets[0].target), dotted(comp.iter) if comp else None
@@ -210,17 +220,18 @@ def _touches(stmts: Sequence[cst.CSTNode], keys: set[str]) -> bool:
     if any(keys & chains(stmt) for stmt in stmts):
         return True
     owners = {key.rpartition(".")[0] for key in keys if "." in key} - {"self", "cls"}
-    calls = (call for stmt in stmts for call in m.findall(stmt, m.Call(func=m.Attribute())))
-    return any(dotted(call.func.value) in owners for call in calls)
+    return any(owner in owners for stmt in stmts for owner in _method_owners(stmt))
 
 
 def _aliases(name: str, chain: str, function: cst.FunctionDef | None) -> bool:
     """Was `name = chain` assigned in `function` (`decoded = self.running`)?"""
     alias = m.Assign(targets=[m.AssignTarget(target=m.Name(name))])
-    return function is not None and any(dotted(a.value) == chain for a in m.findall(function.body, alias))
+    return function is not None and any(
+        dotted(a.value) == chain for a in find_all(function.body, cst.Assign, alias)
+    )
 
 
-class LateCleanup(Mutator):
+class LateCleanup(Mutator[cst.SimpleStatementLine | cst.If]):
     """The cleanup of finished items deleted, or moved so it runs a step late.
 
     Realistic: where to drop finished requests (before the decode loop, after it, at the top of
@@ -229,7 +240,10 @@ class LateCleanup(Mutator):
 
     name = "scheduling/late-cleanup"
     family = Family.SCHEDULING
-    explanation = "the removal of finished items `{original}` was deleted: finished items stay in the collection and are served again"
+    explanation = (
+        "the removal of finished items `{original}` was deleted: finished items stay in the "
+        "collection and are served again"
+    )
     matcher = m.SimpleStatementLine() | m.If()
     examples = (
         Example(
@@ -247,10 +261,10 @@ class LateCleanup(Mutator):
         ),
     )
 
-    def mutate(self, node: cst.CSTNode, ctx: Context) -> Iterator[Rewrite | cst.RemovalSentinel]:
+    def mutate(self, node: cst.SimpleStatementLine | cst.If, ctx: Context) -> Iterator[Rewrite | cst.RemovalSentinel]:
         found = block_of(node, ctx)
         keys = _cleaned(node, ctx) if found else None
-        if keys is None:
+        if found is None or keys is None:
             return
         block, index = found
         owner = ctx.parent(block)
@@ -272,6 +286,6 @@ class LateCleanup(Mutator):
             yield self._move(block, body, index, index + 1)
 
     @staticmethod
-    def _move(block: cst.IndentedBlock, body: list, index: int, to: int) -> Rewrite:
+    def _move(block: cst.IndentedBlock, body: list[cst.BaseStatement], index: int, to: int) -> Rewrite:
         why = "`{original}` moved: finished items are removed only after the next pass has served them again"
         return Rewrite(replacement=block.with_changes(body=moved(body, index, to)), target=block, explanation=why)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.context import Context
 
 # A loop is a pass over a collection: what a cleanup or a state transition is moved across.
@@ -66,7 +67,11 @@ def chains(node: cst.CSTNode) -> set[str]:
 
 def reads(node: cst.CSTNode) -> set[str]:
     """Plain names read by `node`, minus those bound only inside its comprehensions."""
-    local = {name.value for comp in m.findall(node, m.CompFor()) for name in m.findall(comp.target, m.Name())}
+    local = {
+        name.value
+        for comp in find_all(node, cst.CompFor, m.CompFor())
+        for name in find_all(comp.target, cst.Name, m.Name())
+    }
     return {name for name in chains(node) if "." not in name} - local
 
 
@@ -126,15 +131,15 @@ def identifiers(node: cst.CSTNode, *, strings: bool = False) -> list[str]:
 
     With `strings`, the text of plain string literals too (`attrgetter("arrival")`).
     """
-    called = {id(call.func) for call in m.findall(node, m.Call())}
-    attributes = m.findall(node, m.Attribute())
+    called = {id(call.func) for call in find_all(node, cst.Call, m.Call())}
+    attributes = find_all(node, cst.Attribute, m.Attribute())
     suffixes = {id(attribute.attr) for attribute in attributes}
     found = [
-        name.value for name in m.findall(node, m.Name()) if id(name) not in called | suffixes
+        name.value for name in find_all(node, cst.Name, m.Name()) if id(name) not in called | suffixes
     ]
     found.extend(a.attr.value for a in attributes if id(a) not in called)
     if strings:
-        found.extend(text.raw_value for text in m.findall(node, m.SimpleString()))
+        found.extend(text.raw_value for text in find_all(node, cst.SimpleString, m.SimpleString()))
     return found
 
 

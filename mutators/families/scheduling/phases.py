@@ -12,8 +12,9 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee
+from bugsmith.mutators.analysis.arguments import callee, method_of
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.scheduling.dataflow import LOOPS, binds, block_of, chains, dotted, moved, only, reads
@@ -53,9 +54,12 @@ class _Writes(cst.CSTVisitor):
         self._target(node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
-        targets = node.target.elements if isinstance(node.target, cst.Tuple) else [node.target]
-        for target in targets:
-            self._target(getattr(target, "value", target))
+        target = node.target
+        if isinstance(target, cst.Tuple):  # `del a, d[k]`: each element as written
+            for element in target.elements:
+                self._target(element.value)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):  # `del o.x` changes `o` in place
+            self._target(target.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATING:
@@ -87,27 +91,28 @@ def _phase(stmt: cst.CSTNode) -> tuple[str, cst.Call | None] | None:
         return ("loop", None) if state else None
     small = only(stmt)
     value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-    if isinstance(value, cst.Call) and m.matches(value.func, m.Attribute(value=m.Name("self"))):
-        method = value.func.attr.value
+    call = value if isinstance(value, cst.Call) else None
+    if call is not None and isinstance(call.func, cst.Attribute) and m.matches(call.func.value, m.Name("self")):
+        method = call.func.attr.value
         if method.startswith("_") and not method.startswith("__"):
-            return ("call", value)
+            return ("call", call)
     return None
 
 
 def _effects(stmt: cst.CSTNode, call: cst.Call | None, ctx: Context) -> tuple[set[str], set[str]] | None:
     """(chains written, chains read) by a phase, not counting its own loop variables."""
-    if call is None:
-        own = binds(stmt.target)
+    if call is None:  # a loop
+        own = binds(cst.ensure_type(stmt, cst.For).target)
         keep = lambda chain: chain.partition(".")[0] not in own  # noqa: E731
         return set(filter(keep, writes(stmt))), set(filter(keep, chains(stmt)))
-    method = _method(ctx, stmt, call.func.attr.value)
+    method = _method(ctx, stmt, method_of(call).attr.value)  # `self._name(...)`
     if method is None:
         return None  # inherited or dynamic: what it touches is unknown
     state = lambda chain: chain.startswith("self.")  # noqa: E731
     return set(filter(state, writes(method.body))), set(filter(state, chains(method.body))) | chains(stmt)
 
 
-class SwapPhases(Mutator):
+class SwapPhases(Mutator[cst.IndentedBlock]):
     """Two consecutive passes of a step swapped, e.g. admission before decode.
 
     Realistic: the order of `self._decode()` and `self._admit()` (or of two loops over the
@@ -116,7 +121,10 @@ class SwapPhases(Mutator):
 
     name = "scheduling/swap-phases"
     family = Family.SCHEDULING
-    explanation = "two passes of a step were swapped, so the second pass now sees state the first one has not updated yet"
+    explanation = (
+        "two passes of a step were swapped, so the second pass now sees state the first one has "
+        "not updated yet"
+    )
     matcher = m.IndentedBlock()
     examples = (
         Example(
@@ -151,13 +159,13 @@ class SwapPhases(Mutator):
 
     @staticmethod
     def _interact(first: cst.CSTNode, second: cst.CSTNode, ctx: Context) -> bool:
-        kinds = _phase(first), _phase(second)
-        if None in kinds or kinds[0][0] != kinds[1][0]:
+        phase_a, phase_b = _phase(first), _phase(second)
+        if phase_a is None or phase_b is None or phase_a[0] != phase_b[0]:
             return False
-        effects = _effects(first, kinds[0][1], ctx), _effects(second, kinds[1][1], ctx)
-        if None in effects:
+        effects_a, effects_b = _effects(first, phase_a[1], ctx), _effects(second, phase_b[1], ctx)
+        if effects_a is None or effects_b is None:
             return False
-        (written_a, read_a), (written_b, read_b) = effects
+        (written_a, read_a), (written_b, read_b) = effects_a, effects_b
         # A local name bound by one and used by the other: the swap would read it unbound.
         own_a = binds(first.target) if isinstance(first, cst.For) else set()
         own_b = binds(second.target) if isinstance(second, cst.For) else set()
@@ -203,7 +211,7 @@ def _sees(stmt: cst.CSTNode, key: str) -> bool:
     return any(c.endswith(key) for c in found) if key.startswith(".") else key in found
 
 
-class EarlyTransition(Mutator):
+class EarlyTransition(Mutator[cst.SimpleStatementLine]):
     """A state transition moved before the pass that should not see it yet.
 
     Realistic: marking a request DECODE (or moving it into the running list) "as soon as it is
@@ -212,7 +220,10 @@ class EarlyTransition(Mutator):
 
     name = "scheduling/early-transition"
     family = Family.SCHEDULING
-    explanation = "`{original}` moved before the preceding pass, which now already sees the new state: an item is served in the step it entered"
+    explanation = (
+        "`{original}` moved before the preceding pass, which now already sees the new state: an "
+        "item is served in the step it entered"
+    )
     matcher = m.SimpleStatementLine()
     examples = (
         Example(
@@ -247,7 +258,7 @@ class EarlyTransition(Mutator):
                 return
 
 
-class ElifFallsThrough(Mutator):
+class ElifFallsThrough(Mutator[cst.If]):
     """`if a: ... elif b:` split into two `if`s where the first branch moves into the state `b` tests.
 
     Realistic: a state machine written as separate `if`s lets one item take two transitions in
@@ -256,7 +267,10 @@ class ElifFallsThrough(Mutator):
 
     name = "scheduling/elif-falls-through"
     family = Family.SCHEDULING
-    explanation = "`elif` became `if`: an item moved to the next state by the first branch now runs the second branch in the same step"
+    explanation = (
+        "`elif` became `if`: an item moved to the next state by the first branch now runs the "
+        "second branch in the same step"
+    )
     matcher = m.If(orelse=m.If())
     examples = (
         Example(
@@ -273,11 +287,12 @@ class ElifFallsThrough(Mutator):
 
     def mutate(self, node: cst.If, ctx: Context) -> Iterator[Rewrite]:
         found = block_of(node, ctx)
-        if found is None or not _enters(node.body, node.orelse.test):
+        elif_ = cst.ensure_type(node.orelse, cst.If)  # what the matcher matched
+        if found is None or not _enters(node.body, elif_.test):
             return
         block, index = found
         body = list(block.body)
-        body[index : index + 1] = [node.with_changes(orelse=None), node.orelse]
+        body[index : index + 1] = [node.with_changes(orelse=None), elif_]
         yield Rewrite(replacement=block.with_changes(body=body), target=block)
 
 
@@ -289,11 +304,11 @@ def _enters(branch: cst.CSTNode, test: cst.BaseExpression) -> bool:
     """
     assigned = [
         (dotted(a.targets[0].target), a.value)
-        for a in m.findall(branch, m.Assign(targets=[m.AssignTarget()]))
+        for a in find_all(branch, cst.Assign, m.Assign(targets=[m.AssignTarget()]))
         if dotted(a.targets[0].target)
     ]
     asks = m.ComparisonTarget(operator=m.Equal() | m.Is() | m.In())
-    for comparison in m.findall(test, m.Comparison(comparisons=[asks])):
+    for comparison in find_all(test, cst.Comparison, m.Comparison(comparisons=[asks])):
         left, right = comparison.left, comparison.comparisons[0].comparator
         options = [e.value for e in right.elements] if isinstance(right, (cst.Tuple, cst.List, cst.Set)) else [right]
         for name, value in assigned:

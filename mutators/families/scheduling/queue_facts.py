@@ -47,14 +47,14 @@ class _QueueScan(cst.CSTVisitor):
                 made = isinstance(small.value, cst.Call) and _names_deque(small.value.func)
                 names = filter(None, (dotted(t.target) for t in small.targets))
                 (self.deques if made else self.others).update(names)
-            elif isinstance(small, cst.AnnAssign) and dotted(small.target):
+            elif isinstance(small, cst.AnnAssign) and (target := dotted(small.target)):
                 annotation = small.annotation.annotation
                 typed = _names_deque(annotation.value if isinstance(annotation, cst.Subscript) else annotation)
                 made = isinstance(small.value, cst.Call) and _names_deque(small.value.func)
                 if typed or made:
-                    self.deques.add(dotted(small.target))
+                    self.deques.add(target)
                 elif small.value is not None:
-                    self.others.add(dotted(small.target))
+                    self.others.add(target)
             value = getattr(small, "value", None)
             if isinstance(value, cst.Call):
                 self.visit_Call(value)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee, keyword, keyword_arg, with_arg, without_arg
+from bugsmith.mutators.analysis.arguments import callee, keyword, keyword_arg, method_of, with_arg, without_arg
 from bugsmith.mutators.analysis.names import words
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
@@ -24,10 +24,12 @@ _TIME = frozenset({"arrival", "arrived", "time", "timestamp", "ts", "submit", "s
 
 
 def _renamed(call: cst.Call, method: str) -> cst.Call:
-    return call.with_changes(func=call.func.with_changes(attr=call.func.attr.with_changes(value=method)))
+    """`q.method(...)` in place of the method call `call`."""
+    func = method_of(call)
+    return call.with_changes(func=func.with_changes(attr=func.attr.with_changes(value=method)))
 
 
-class PopWrongEnd(Mutator):
+class PopWrongEnd(Mutator[cst.Call]):
     """`q.popleft()` or `q.pop(0)` becomes `q.pop()`: the newest item is served first.
 
     Realistic: `pop()` is the method everyone types first; on a FIFO queue it silently turns
@@ -48,13 +50,13 @@ class PopWrongEnd(Mutator):
     )
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        if node.func.attr.value == "popleft" and not node.args:
+        if callee(node) == "popleft" and not node.args:
             yield _renamed(node, "pop")
-        elif node.func.attr.value == "pop" and m.matches(node, m.Call(args=[m.Arg(value=m.Integer("0"), keyword=None)])):
+        elif callee(node) == "pop" and m.matches(node, m.Call(args=[m.Arg(value=m.Integer("0"), keyword=None)])):
             yield node.with_changes(args=())
 
 
-class PeekWrongEnd(ModuleFacts, Mutator):
+class PeekWrongEnd(ModuleFacts, Mutator[cst.Subscript]):
     """`queue[0]` becomes `queue[-1]`: the admission check looks at the newest request.
 
     Realistic: the head check and the pop must agree on which end is the front; one stray `-1`
@@ -63,7 +65,10 @@ class PeekWrongEnd(ModuleFacts, Mutator):
 
     name = "scheduling/peek-wrong-end"
     family = Family.SCHEDULING
-    explanation = "`{original}` became `{mutated}`: the check looks at the newest queued item instead of the head of the queue"
+    explanation = (
+        "`{original}` became `{mutated}`: the check looks at the newest queued item instead of the "
+        "head of the queue"
+    )
     matcher = m.Subscript(slice=[m.SubscriptElement(slice=m.Index(value=m.Integer("0")))])
     examples = (
         Example(
@@ -81,7 +86,7 @@ class PeekWrongEnd(ModuleFacts, Mutator):
             yield node.with_changes(slice=[element])
 
 
-class EnqueueWrongEnd(ModuleFacts, Mutator):
+class EnqueueWrongEnd(ModuleFacts, Mutator[cst.Call]):
     """`q.append(x)` ↔ `q.appendleft(x)` on a deque that is served from one end.
 
     Realistic: with a deque both ends look alike; enqueueing at the serving end makes the
@@ -103,15 +108,16 @@ class EnqueueWrongEnd(ModuleFacts, Mutator):
     )
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        if node.func.attr.value == "appendleft":
+        func = method_of(node)  # `q.append` or `q.appendleft`
+        if func.attr.value == "appendleft":
             yield _renamed(node, "append")
             return
-        facts, owner = self.queues(ctx), dotted(node.func.value)
+        facts, owner = self.queues(ctx), dotted(func.value)
         if owner in facts.deques and owner in facts.served:
             yield _renamed(node, "appendleft")
 
 
-class IterateReversed(ModuleFacts, Mutator):
+class IterateReversed(ModuleFacts, Mutator[cst.For]):
     """`for r in queue:` becomes `for r in reversed(queue):`: the queue is served back to front.
 
     Realistic: a `reversed` added to "process the most recent first", or left over from a
@@ -140,7 +146,7 @@ class IterateReversed(ModuleFacts, Mutator):
             yield node.with_changes(iter=cst.Call(func=cst.Name("reversed"), args=[cst.Arg(node.iter)]))
 
 
-class SortReversed(Mutator):
+class SortReversed(Mutator[cst.Call]):
     """A sort by arrival time, priority or deadline flips direction.
 
     Realistic: `reverse=True` (or pandas' `ascending=False`) is one keyword, and which end is
@@ -167,7 +173,7 @@ class SortReversed(Mutator):
         pandas = callee(node) == "sort_values"
         keys = [
             arg.value for arg in node.args
-            if m.matches(arg.keyword, m.Name("key") | m.Name("by")) or (pandas and arg.keyword is None)
+            if (arg.keyword is not None and arg.keyword.value in ("key", "by")) or (pandas and arg.keyword is None)
         ]
         if not any(words(name) & _TIME for key in keys for name in identifiers(key, strings=True)):
             return

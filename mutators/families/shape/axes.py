@@ -15,13 +15,13 @@ import libcst.matchers as m
 from bugsmith.mutators.analysis.arguments import callee, keyword, positional, without_arg
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import int_value, with_text
-from bugsmith.mutators.analysis.receivers import ARRAY_MODULES, is_module_call
+from bugsmith.mutators.analysis.receivers import ARRAY_MODULES, is_module_call, module_of
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
 
-class DropKeepdims(Mutator):
+class DropKeepdims(Mutator[cst.Call]):
     """`keepdims=True` is dropped: the reduced axis disappears instead of staying length 1.
 
     Realistic: `x - x.mean(axis=1, keepdims=True)` is the textbook row-centring; without the
@@ -47,7 +47,10 @@ class DropKeepdims(Mutator):
 
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
-        yield without_arg(node, keyword(node, "keepdims"))
+        keepdims = keyword(node, "keepdims")
+        if keepdims is None:  # the matcher asks for it; this tells the type checker
+            return
+        yield without_arg(node, keepdims)
 
 
 # The default axis of calls that take one, in numpy (None: the whole flattened array) and in
@@ -74,7 +77,7 @@ _POSITIONAL_AXIS = frozenset(
 )
 
 
-class SwapAxis(Mutator):
+class SwapAxis(Mutator[cst.Call]):
     """`axis=0` becomes `axis=1` (or the reverse, or `-1` becomes `0`), or the axis is dropped.
 
     Realistic: which axis holds samples and which features is a convention each library picks;
@@ -94,15 +97,20 @@ class SwapAxis(Mutator):
                 after=("def f(x):\n    return np.mean(x, axis=1)\n", "def f(x):\n    return np.mean(x)\n")),
         Example(before="def f(x):\n    return x.sum(axis=-1) + x.std(1)\n",
                 after=("def f(x):\n    return x.sum(axis=0) + x.std(1)\n", "def f(x):\n    return x.sum() + x.std(1)\n",
-                       "def f(x):\n    return x.sum(axis=-1) + x.std(0)\n", "def f(x):\n    return x.sum(axis=-1) + x.std()\n")),
-        Example(before="import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
-                after=("import pandas as pd\n\ndef f(df):\n    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
-                       "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
+                       "def f(x):\n    return x.sum(axis=-1) + x.std(0)\n",
+                       "def f(x):\n    return x.sum(axis=-1) + x.std()\n")),
+        Example(before="import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=0), pd.concat(parts, axis='columns')\n",
+                after=("import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=1), pd.concat(parts, axis='columns')\n",
+                       "import pandas as pd\n\ndef f(df):\n"
+                       "    return df.mean(axis=0), pd.concat(parts, axis='index')\n",
                        "import pandas as pd\n\ndef f(df):\n    return df.mean(axis=0), pd.concat(parts)\n")),
         Example(before="import numpy as np\n\ndef f(x):\n    return x.mean(axis=0)\n",
                 after=("import numpy as np\n\ndef f(x):\n    return x.mean(axis=1)\n",
                        "import numpy as np\n\ndef f(x):\n    return x.mean()\n")),
-        Example(before="def f(x):\n    return np.sort(x, axis=1)\n", after=("def f(x):\n    return np.sort(x, axis=0)\n",)),
+        Example(before="def f(x):\n    return np.sort(x, axis=1)\n",
+                after=("def f(x):\n    return np.sort(x, axis=0)\n",)),
         Example(before="def f(x, k):\n    return x.take(0), x.sum(axis=None), max(x, 0), g(x, axis=k)\n", after=()),
     )
 
@@ -145,7 +153,7 @@ def _drop_changes_result(
     node: cst.Call, name: str | None, value: cst.BaseExpression, ctx: Context
 ) -> bool:
     axis = _axis_number(value)
-    module = node.func.value.value if is_module_call(node, ctx) else None  # type: ignore[attr-defined]
+    module = module_of(node, ctx)
     defaults: list[int | None] = []
     if name in _NUMPY_AXIS and (module is None or module in ARRAY_MODULES):
         defaults.append(_NUMPY_AXIS[name])

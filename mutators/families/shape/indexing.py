@@ -28,7 +28,7 @@ def _is_full_slice(element: cst.SubscriptElement) -> bool:
     return m.matches(element.slice, m.Slice(lower=None, upper=None, step=None))
 
 
-class DropNewAxis(Mutator):
+class DropNewAxis(Mutator[cst.Subscript | cst.Call]):
     """`x[:, None]` or `np.expand_dims(x, 1)` becomes `x`: a vector is no longer made a column.
 
     Realistic: the `None` index is the one-token idiom behind every pairwise-difference and
@@ -46,7 +46,8 @@ class DropNewAxis(Mutator):
         Example(before="def f(a, b):\n    return a[:, None] - b[None, :]\n",
                 after=("def f(a, b):\n    return a - b[None, :]\n", "def f(a, b):\n    return a[:, None] - b\n")),
         Example(before="def f(a):\n    return np.expand_dims(a, axis=1) * a[..., np.newaxis]\n",
-                after=("def f(a):\n    return a * a[..., np.newaxis]\n", "def f(a):\n    return np.expand_dims(a, axis=1) * a\n")),
+                after=("def f(a):\n    return a * a[..., np.newaxis]\n",
+                       "def f(a):\n    return np.expand_dims(a, axis=1) * a\n")),
         Example(before="def f(d):\n    return d[None] * 2\n", after=("def f(d):\n    return d * 2\n",)),
         Example(before="def f(a, i):\n    a[:, None] = 0\n    return a[:, 0], a[i, None], np.newaxis\n", after=()),
     )
@@ -70,7 +71,7 @@ def _is_assigned(node: cst.CSTNode, ctx: Context) -> bool:
     return isinstance(parent, cst.AssignTarget) or getattr(parent, "target", None) is node
 
 
-class ColumnToRow(Mutator):
+class ColumnToRow(Mutator[cst.Subscript]):
     """`X[:, j]` becomes `X[j]`: column j (a feature over all samples) becomes row j (a sample).
 
     Realistic: in plain Python `X[j]` is how you pick "item j"; on a 2-D array it silently picks
@@ -86,13 +87,14 @@ class ColumnToRow(Mutator):
     matcher = m.Subscript(slice=[m.SubscriptElement(), m.SubscriptElement(slice=m.Index())])
     examples = (
         Example(before="def f(X, j):\n    return X[:, j] > X.iloc[:, 0]\n",
-                after=("def f(X, j):\n    return X[j] > X.iloc[:, 0]\n", "def f(X, j):\n    return X[:, j] > X.iloc[0]\n")),
+                after=("def f(X, j):\n    return X[j] > X.iloc[:, 0]\n",
+                       "def f(X, j):\n    return X[:, j] > X.iloc[0]\n")),
         Example(before="def f(X, j):\n    return X[:, None], X[:, ...], X[1:, j], X[i, j], X[:, 1:]\n", after=()),
     )
 
     @spelled_out
     def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.Subscript]:
         first, second = node.slice
-        column = second.slice.value
+        column = cst.ensure_type(second.slice, cst.Index).value  # the matcher's `m.Index()`
         if _is_full_slice(first) and not _is_newaxis(column) and not isinstance(column, cst.Ellipsis):
             yield node.with_changes(slice=[second.with_changes(comma=cst.MaybeSentinel.DEFAULT)])

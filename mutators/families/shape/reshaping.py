@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import callee, keyword, positional, replaced_arg, without_arg
+from bugsmith.mutators.analysis.arguments import callee, keyword, method_of, positional, replaced_arg, without_arg
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import in_place_of, int_value
 from bugsmith.mutators.analysis.receivers import is_module_call
@@ -20,7 +20,7 @@ from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
 
 
-class DropSqueeze(Mutator):
+class DropSqueeze(Mutator[cst.Call]):
     """`x.squeeze()` becomes `x`: a (n, 1) column stays 2-D where a (n,) vector was meant.
 
     Realistic: squeeze is the quiet fix after `predict`, `reshape` or `df[["a"]]`; forgetting
@@ -45,12 +45,12 @@ class DropSqueeze(Mutator):
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.BaseExpression]:
         if not is_module_call(node, ctx):
-            yield in_place_of(node, node.func.value, ctx)
+            yield in_place_of(node, method_of(node).value, ctx)
         elif (array := positional(node, 0)) is not None:
             yield in_place_of(node, array.value, ctx)
 
 
-class SqueezeAllAxes(Mutator):
+class SqueezeAllAxes(Mutator[cst.Call]):
     """`x.ravel()` or `x.squeeze(axis=1)` becomes `x.squeeze()`: every length-1 axis goes.
 
     Realistic: `.squeeze()` is the popular way to flatten a column, and it works until a batch of
@@ -100,7 +100,7 @@ def _flattens(call: cst.Call) -> bool:
     return int_value(value) == -1
 
 
-class DropFlatten(Mutator):
+class DropFlatten(Mutator[cst.Call]):
     """`x.ravel()`, `x.flatten()` or `x.reshape(-1)` becomes `x`: the array keeps its 2-D shape.
 
     Realistic: flattening looks like a no-op on data that is already a vector, so it is dropped
@@ -117,7 +117,8 @@ class DropFlatten(Mutator):
     examples = (
         Example(before="def f(a, b):\n    return a.ravel() == b\n", after=("def f(a, b):\n    return a == b\n",)),
         Example(before="def f(a, b):\n    return np.reshape(a, (-1,)) - np.ravel(b)\n",
-                after=("def f(a, b):\n    return a - np.ravel(b)\n", "def f(a, b):\n    return np.reshape(a, (-1,)) - b\n")),
+                after=("def f(a, b):\n    return a - np.ravel(b)\n",
+                       "def f(a, b):\n    return np.reshape(a, (-1,)) - b\n")),
         Example(before="def f(a):\n    return a.reshape(-1, 1), a.flatten\n", after=()),
     )
 
@@ -130,10 +131,10 @@ class DropFlatten(Mutator):
             if callee(node) in ("ravel", "flatten") or (shape and _flattens(node.with_changes(args=[shape]))):
                 yield in_place_of(node, array.value, ctx)
         elif callee(node) in ("ravel", "flatten") or _flattens(node):
-            yield in_place_of(node, node.func.value, ctx)
+            yield in_place_of(node, method_of(node).value, ctx)
 
 
-class TransposeReshape(Mutator):
+class TransposeReshape(Mutator[cst.Call]):
     """`reshape(-1, 1)` becomes `reshape(1, -1)`: a column turns into a row.
 
     Realistic: the two spellings differ by the order of two small numbers; both run, and the
@@ -151,7 +152,8 @@ class TransposeReshape(Mutator):
         Example(before="def f(x):\n    return x.reshape(-1, 1)\n", after=("def f(x):\n    return x.reshape(1, -1)\n",)),
         Example(before="def f(x):\n    return np.reshape(x, (1, len(x)))\n",
                 after=("def f(x):\n    return np.reshape(x, (len(x), 1))\n",)),
-        Example(before="def f(x):\n    return x.reshape((n, 1))\n", after=("def f(x):\n    return x.reshape((1, n))\n",)),
+        Example(before="def f(x):\n    return x.reshape((n, 1))\n",
+                after=("def f(x):\n    return x.reshape((1, n))\n",)),
         Example(before="def f(x):\n    return x.reshape(-1, 3), x.reshape(1, 1), x.reshape(-1)\n", after=()),
     )
 

@@ -22,7 +22,7 @@ from bugsmith.mutators.families.window.nudge import nudged
 from bugsmith.mutators.family import Family
 
 
-class RangeBound(Mutator):
+class RangeBound(Mutator[cst.Call]):
     """`range(a, b)` becomes `range(a ± 1, b)` or `range(a, b ± 1)`: a loop skips or adds an index.
 
     Realistic: whether the last index is `n`, `n - 1` or `n + 1` is the oldest off-by-one
@@ -38,7 +38,8 @@ class RangeBound(Mutator):
     matcher = m.Call(func=m.Name("range"), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(n):\n    for i in range(n):\n        yield i\n",
-                after=("def f(n):\n    for i in range(n - 1):\n        yield i\n", "def f(n):\n    for i in range(n + 1):\n        yield i\n")),
+                after=("def f(n):\n    for i in range(n - 1):\n        yield i\n",
+                       "def f(n):\n    for i in range(n + 1):\n        yield i\n")),
         Example(before="def f(x):\n    return [x[i] for i in range(1, len(x) - 1)]\n",
                 after=("def f(x):\n    return [x[i] for i in range(0, len(x) - 1)]\n",
                        "def f(x):\n    return [x[i] for i in range(2, len(x) - 1)]\n",
@@ -69,7 +70,7 @@ class RangeBound(Mutator):
                 yield Rewrite(replacement=value, target=arg.value)
 
 
-class SliceBound(Mutator):
+class SliceBound(Mutator[cst.Slice]):
     """`x[a:b]` becomes `x[a ± 1:b]` or `x[a:b ± 1]`: a window includes or misses one element.
 
     Realistic: `x[t - w:t]` versus `x[t - w + 1:t + 1]` is exactly where window code goes wrong;
@@ -100,7 +101,7 @@ class SliceBound(Mutator):
     )
 
     @spelled_out
-    def mutate(self, node: cst.Slice, ctx: Context) -> Iterator[Rewrite]:
+    def mutate(self, node: cst.Slice, ctx: Context) -> Iterator[Rewrite | cst.Slice]:
         if node.lower is not None and not m.matches(node.lower, m.Name("None")):
             for _, value in nudged(node.lower, floor=0):
                 yield Rewrite(replacement=value, target=node.lower)
@@ -147,7 +148,7 @@ def is_bound(expr: cst.BaseExpression) -> bool:
     return False
 
 
-class BoundaryComparison(Mutator):
+class BoundaryComparison(Mutator[cst.Comparison]):
     """`i < limit` becomes `i <= limit` (and `>` ↔ `>=`): the element at the edge changes side.
 
     Realistic: whether a budget may be met exactly, or a window includes its end, is decided by
@@ -168,7 +169,8 @@ class BoundaryComparison(Mutator):
                 after=("def f(x, i):\n    return 0 < i < len(x)\n", "def f(x, i):\n    return 0 <= i <= len(x)\n")),
         Example(before="def f(self, t):\n    return self.windowStart >  t\n",
                 after=("def f(self, t):\n    return self.windowStart >=  t\n",)),
-        Example(before="def f(score, p):\n    return score > 0.5 and p <= q and score == n and temperature > 0\n", after=()),
+        Example(before="def f(score, p):\n"
+                       "    return score > 0.5 and p <= q and score == n and temperature > 0\n", after=()),
     )
 
     def mutate(self, node: cst.Comparison, ctx: Context) -> Iterator[cst.Comparison]:

@@ -61,7 +61,7 @@ def _literal(original: cst.BaseExpression, value: int) -> cst.BaseExpression:
 def _with_offset(expr: cst.BinaryOperation, delta: int) -> cst.BaseExpression:
     """`left ± k` shifted by `delta`: `n - 1` → `n` or `n - 2`, `i + 1` → `i` or `i + 2`."""
     sign = 1 if isinstance(expr.operator, cst.Add) else -1
-    offset = sign * int(expr.right.evaluated_value) + delta
+    offset = sign * int(cst.ensure_type(expr.right, cst.Integer).evaluated_value) + delta  # as `nudged` checked
     if offset == 0:
         return expr.left
     operator = cst.Add if offset > 0 else cst.Subtract

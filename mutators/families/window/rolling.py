@@ -19,7 +19,7 @@ from bugsmith.mutators.families.window.nudge import nudged
 from bugsmith.mutators.family import Family
 
 
-class WindowSize(Mutator):
+class WindowSize(Mutator[cst.Call]):
     """`.rolling(w)` becomes `.rolling(w - 1)` or `.rolling(w + 1)`: every window is off by one.
 
     Realistic: "the last w values" is easy to count as w - 1 past values plus the current one,
@@ -35,7 +35,8 @@ class WindowSize(Mutator):
     matcher = m.Call(func=m.Attribute(attr=m.Name("rolling")), args=[m.AtLeastN(n=1)])
     examples = (
         Example(before="def f(s, w):\n    return s.rolling(w).mean()\n",
-                after=("def f(s, w):\n    return s.rolling(w - 1).mean()\n", "def f(s, w):\n    return s.rolling(w + 1).mean()\n")),
+                after=("def f(s, w):\n    return s.rolling(w - 1).mean()\n",
+                       "def f(s, w):\n    return s.rolling(w + 1).mean()\n")),
         Example(before="def f(s):\n    return s.rolling(window=3, min_periods=1).sum()\n",
                 after=("def f(s):\n    return s.rolling(window=2, min_periods=1).sum()\n",
                        "def f(s):\n    return s.rolling(window=4, min_periods=1).sum()\n")),
@@ -70,7 +71,7 @@ def _known_string(expr: cst.BaseExpression, ctx: Context) -> bool:
 _MIN_PERIOD_DEFAULTS = {"expanding": "1", "ewm": "0"}  # rolling: the window itself
 
 
-class MinPeriods(Mutator):
+class MinPeriods(Mutator[cst.Call]):
     """`min_periods=k` becomes `k - 1`, `k + 1` or is dropped: the warm-up rows change.
 
     Realistic: `min_periods` decides which leading rows are NaN; it is tuned once, copied between
@@ -94,17 +95,23 @@ class MinPeriods(Mutator):
                        "def f(s):\n    return s.rolling(5).mean()\n")),
         Example(before="def f(s, w):\n    return s.rolling(w, min_periods=w).mean()\n",
                 after=("def f(s, w):\n    return s.rolling(w, min_periods=w - 1).mean()\n",)),
-        Example(before="def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=1).sum()\n",
-                after=("def f(s):\n    return s.expanding(min_periods=2).mean(), s.rolling('2D', min_periods=1).sum()\n",
-                       "def f(s):\n    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=2).sum()\n")),
+        Example(before="def f(s):\n"
+                       "    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=1).sum()\n",
+                after=("def f(s):\n"
+                       "    return s.expanding(min_periods=2).mean(), s.rolling('2D', min_periods=1).sum()\n",
+                       "def f(s):\n"
+                       "    return s.expanding(min_periods=1).mean(), s.rolling('2D', min_periods=2).sum()\n")),
         Example(before="def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=1).sum()\n",
-                after=("def f(s, w):\n    if isinstance(w, str):\n        return s.rolling(w, min_periods=2).sum()\n",)),
+                after=("def f(s, w):\n    if isinstance(w, str):\n"
+                       "        return s.rolling(w, min_periods=2).sum()\n",)),
         Example(before="def f(df, s):\n    return df.corr(min_periods=3), s.rolling(3).mean()\n", after=()),
     )
 
     @spelled_out
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
         periods = keyword(node, "min_periods")
+        if periods is None:  # the matcher asks for it; this tells the type checker
+            return
         window = (keyword(node, "window") or positional(node, 0)) if callee(node) == "rolling" else None
         window_code = ctx.code(window.value) if window else None
         if window is not None and _known_string(window.value, ctx):
@@ -113,6 +120,7 @@ class MinPeriods(Mutator):
             # More periods than the window holds is a ValueError on the first call, not a bug.
             if not (delta > 0 and window_code == ctx.code(periods.value)):
                 yield Rewrite(replacement=value, target=periods.value)
+        default: str | None
         if window is not None and (isinstance(window.value, cst.SimpleString) or window_code is None):
             default = "1"  # a time-based window needs one observation by default
         else:
