@@ -37,8 +37,10 @@ def _kit_with(instructor, exercise, code, work):
     return work
 
 
-def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(exercises, unpacked, tmp_path):
+def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(exercises, unpacked, tmp_path,
+                                                                             monkeypatch):
     """Re-checked outside the harness with plain pytest (the first exercise: by the grading test)."""
+    monkeypatch.setenv("BUGSMITH_MUTANT_RUN", "1")  # no shrinking: a failure is all this needs
     instructor = unpacked / "instructor"
     runs = []
     for exercise in exercises:
