@@ -19,6 +19,8 @@ from bugsmith.harness.exercises.statement import reverse_patch
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 
+pytestmark = pytest.mark.slow  # every test needs the session's pack, built by real runs
+
 
 @pytest.fixture(scope="module")
 def unpacked(pack, tmp_path_factory):

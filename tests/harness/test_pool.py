@@ -54,6 +54,7 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Verdict, bool]]:
     return asked
 
 
+@pytest.mark.slow
 def test_busy_timeout_stands_and_a_sleeping_one_is_confirmed(project: Path, tmp_path: Path,
                                                              asked: list[tuple[Verdict, bool]]) -> None:
     """A timeout is put to the confirmation rule with its own run's CPU figure and re-run once,
@@ -75,6 +76,7 @@ def test_busy_timeout_stands_and_a_sleeping_one_is_confirmed(project: Path, tmp_
     assert busy_first.cpu is not None and busy_first.cpu > 2 * asleep_first.cpu, (busy_first, asleep_first)
 
 
+@pytest.mark.slow
 def test_a_timeout_the_rule_lets_stand_is_not_rerun(project: Path, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """When the rule says a timeout was the mutant's doing, the pool reports it after one run."""
@@ -91,6 +93,7 @@ def test_confirmation_rule() -> None:
     assert not needs_confirmation(Verdict(mutant_id="a", timed_out=True, elapsed=2.0, cpu=1.9))
 
 
+@pytest.mark.slow
 def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: Path, tmp_path: Path) -> None:
     """Run in chunks on two workers, the baseline finds the same tests, files and per-line
     covering tests as one run of the whole suite in a fresh interpreter."""
@@ -115,6 +118,7 @@ def test_chunks_keep_a_files_tests_together_in_order() -> None:
     assert all(job.task == TASK and not job.stop_on_failure for job in chunk_jobs(tests, 2))
 
 
+@pytest.mark.slow
 def test_a_test_that_exits_during_the_baseline_is_named(project: Path, tmp_path: Path) -> None:
     """A suite whose test ends the process stops the baseline with an error naming that test."""
     tests = project / "tests" / "test_calc.py"

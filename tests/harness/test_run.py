@@ -21,6 +21,8 @@ from bugsmith.errors import BaselineError
 
 from toyproject import TOY_MUTATORS, DeleteAugAssign, by_source, tree_digest
 
+pytestmark = pytest.mark.slow  # every test starts a real run: worker processes, mutants
+
 EXPECTED = {
     (4, "10", "0"): "killed",  # module level: runs through a fresh import
     (8, "<", "<="): "survived",
@@ -234,7 +236,6 @@ def _outcome_count(store: Path) -> int:
         return 0
 
 
-@pytest.mark.slow
 def test_sigkill_half_way_then_resume_matches_an_uninterrupted_run(project: Path, tmp_path: Path) -> None:
     """A run killed with SIGKILL loses only what was in flight, leaves the tree intact, and the
     next run resumes to exactly the verdicts of an uninterrupted run."""

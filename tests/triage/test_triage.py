@@ -18,6 +18,8 @@ from bugsmith.harness.triage import Classification, TriageOptions, load_findings
 
 from triage_toy import EQUIVALENT, TOY_MUTATORS, UNASSERTED, UNDERTESTED, make_project
 
+pytestmark = pytest.mark.slow  # every test needs the module's run and triage
+
 # The search ends at its example count, not its clock: the time allowed is only a guard, so that
 # a loaded machine finds the same inputs, only later.
 FAST = TriageOptions(search_seconds=120.0, max_examples=200)
