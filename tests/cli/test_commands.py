@@ -76,6 +76,7 @@ def shop(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_run_on_a_project_configured_by_pyproject(shop: Path) -> None:
     """`cd project && bugsmith run` mutates the configured paths, runs the configured tests,
     prints the score and survivors, writes reports, and --fail-under 100 fails on survivors."""
@@ -90,6 +91,7 @@ def test_run_on_a_project_configured_by_pyproject(shop: Path) -> None:
     assert "under 100" in strict.stderr
 
 
+@pytest.mark.slow
 def test_show_and_report_read_the_last_run(shop: Path) -> None:
     """show prints the explanation, diff and verdict; report writes the requested formats."""
     assert bugsmith("run", "--no-report", cwd=shop).returncode == 0
@@ -137,6 +139,7 @@ def test_bad_input_is_one_line_and_exit_2(shop: Path, args: tuple[str, ...], mes
     assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_red_baseline_is_one_line_and_exit_3(shop: Path) -> None:
     """A suite that fails on unmutated code names the failing test in one line, exit 3."""
     tests = shop / "tests" / "test_prices.py"
@@ -146,6 +149,7 @@ def test_red_baseline_is_one_line_and_exit_3(shop: Path) -> None:
     assert "test_wrong" in done.stderr and len(messages(done.stderr)) == 1
 
 
+@pytest.mark.slow
 def test_tests_that_cannot_be_collected_are_one_line_and_exit_3(shop: Path) -> None:
     """A test file that fails to import names the file and the error in one line; the suite
     cannot run on unmutated code, so the exit status is a red baseline's, 3."""
@@ -156,6 +160,7 @@ def test_tests_that_cannot_be_collected_are_one_line_and_exit_3(shop: Path) -> N
     assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_conftest_that_breaks_pytest_is_named_in_one_line(shop: Path) -> None:
     """When pytest itself cannot start (a broken conftest), the one-line error carries the
     exception from the worker's log, not just where the log is."""
@@ -166,6 +171,7 @@ def test_a_conftest_that_breaks_pytest_is_named_in_one_line(shop: Path) -> None:
     assert len(messages(done.stderr)) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_tests_that_import_another_copy_get_a_hint(shop: Path) -> None:
     """When the tests run another copy of the package (an installed one), nothing is covered;
     the summary says so and how to fix it, instead of a bare 0 %."""

@@ -25,6 +25,7 @@ def tree(root: Path) -> dict[str, bytes]:
             if p.is_file() and ".bugsmith" not in p.parts and "__pycache__" not in p.parts}
 
 
+@pytest.mark.slow
 def test_run_json_summary_log_lines_and_gitignore(tmp_path: Path, small_project: ProjectMaker) -> None:
     """`run --json` prints only JSON on stdout, with the --fail-under verdict (exit 1 below it);
     stderr (not a terminal) gets append-only progress lines; the state folder ignores itself
@@ -42,6 +43,7 @@ def test_run_json_summary_log_lines_and_gitignore(tmp_path: Path, small_project:
     assert tree(root) == before
 
 
+@pytest.mark.slow
 def test_report_to_standard_output_writes_no_file(tmp_path: Path, small_project: ProjectMaker) -> None:
     """`report --markdown -` puts the report on stdout (and nothing else there); no file named
     `-` appears; two reports cannot both take stdout."""
@@ -67,6 +69,7 @@ def test_an_empty_folder_runs_nothing_and_says_how(tmp_path: Path) -> None:
     assert list(empty.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_ad_hoc_run_is_what_report_reads_there(tmp_path: Path, small_project: ProjectMaker) -> None:
     """`run PATH` in a folder without a table keeps its store there, and `report` in that
     folder reports that run, not the built-in corpus."""
@@ -77,6 +80,7 @@ def test_an_ad_hoc_run_is_what_report_reads_there(tmp_path: Path, small_project:
     assert list(files) == ["calc/__init__.py"]
 
 
+@pytest.mark.slow
 def test_init_guesses_a_src_layout_and_refuses_a_second_table(tmp_path: Path, small_project: ProjectMaker) -> None:
     """`init` appends a table for a src layout (keeping the file's bytes), the project then
     runs, and a second `init` is a one-line error."""
@@ -98,6 +102,7 @@ def test_init_guesses_a_src_layout_and_refuses_a_second_table(tmp_path: Path, sm
     assert bugsmith("run", "--no-report", "--jobs", "1", cwd=root).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_project_with_our_package_names_is_tested_correctly(tmp_path: Path, small_project: ProjectMaker) -> None:
     """A project whose own packages are `harness`, `mutators` and `reference` shadows nothing
     of bugsmith's: workers start, its mutants are killed or survive as plain pytest says."""

@@ -10,6 +10,7 @@ from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 from bugsmith.harness.exercises.pack import PackPaths, export
 
+
 @pytest.fixture(scope="session")
 def options() -> ExerciseOptions:
     return ExerciseOptions(problems=("auc",), count=2, seed=7)

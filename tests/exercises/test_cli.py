@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from bugsmith.harness.cli import cli
 from bugsmith.harness.exercises.pack import load_exercises, save_exercises
 from bugsmith.harness.exercises.records import ExerciseError
+
+pytestmark = pytest.mark.slow  # every test needs the session's exercises, built by real runs
 
 
 def test_saved_exercises_export_as_two_trees(exercises, root, tmp_path):

@@ -19,6 +19,8 @@ from bugsmith.harness.exercises.statement import reverse_patch
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 
+pytestmark = pytest.mark.slow  # every test needs the session's pack, built by real runs
+
 
 @pytest.fixture(scope="module")
 def unpacked(pack, tmp_path_factory):
@@ -37,8 +39,10 @@ def _kit_with(instructor, exercise, code, work):
     return work
 
 
-def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(exercises, unpacked, tmp_path):
+def test_every_fail_to_pass_test_fails_on_the_bug_and_passes_on_the_reference(exercises, unpacked, tmp_path,
+                                                                             monkeypatch):
     """Re-checked outside the harness with plain pytest (the first exercise: by the grading test)."""
+    monkeypatch.setenv("BUGSMITH_MUTANT_RUN", "1")  # no shrinking: a failure is all this needs
     instructor = unpacked / "instructor"
     runs = []
     for exercise in exercises:

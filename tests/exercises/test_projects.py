@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from bugsmith.harness.cli import cli, main
 from bugsmith.errors import ConfigError
+from bugsmith.harness.cli import cli, main
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 from bugsmith.harness.exercises.archive import extract_pack
 from bugsmith.harness.exercises.grading import grade
@@ -94,6 +94,7 @@ def test_the_project_declares_its_problem_in_pyproject(project):
         "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\ntestpaths = ["tests"]\n'}
 
 
+@pytest.mark.slow
 def test_user_exercises_validate_on_the_project(built):
     """Each exercise has a bug in the configured file, a visible symptom, and a schema-valid id."""
     assert len(built) == 2
@@ -104,6 +105,7 @@ def test_user_exercises_validate_on_the_project(built):
         assert exercise.reference["src/windowstats/core.py"] == CORE
 
 
+@pytest.mark.slow
 def test_fail_to_pass_fails_on_the_bug_and_passes_on_the_original(built, unpacked, tmp_path):
     """Checked with plain pytest in the grader's kit: the bug fails FAIL_TO_PASS, the original passes it."""
     runs = []
@@ -118,6 +120,7 @@ def test_fail_to_pass_fails_on_the_bug_and_passes_on_the_original(built, unpacke
     check_fail_to_pass(runs, 120)
 
 
+@pytest.mark.slow
 def test_the_candidate_folder_runs_its_visible_tests_with_plain_pytest(built, unpacked):
     """`python -m pytest` in a handed-out folder imports the src layout and fails the symptom tests."""
     for exercise in built:
@@ -130,6 +133,7 @@ def test_the_candidate_folder_runs_its_visible_tests_with_plain_pytest(built, un
         assert "error" not in done.stdout.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_the_user_candidate_archive_reveals_nothing(built, user_pack, project):
     """The leak checks of corpus packs hold, and neither bugsmith's table nor held-back tests ship."""
     problem = load_problems(project)["core"]
@@ -139,6 +143,7 @@ def test_the_user_candidate_archive_reveals_nothing(built, user_pack, project):
     assert "bugsmith" not in candidate_tree(problem, built[0])["pyproject.toml"]
 
 
+@pytest.mark.slow
 def test_exercises_jsonl_of_a_project_matches_the_schema(built, unpacked):
     """Instances name the project as their repo and keep its paths."""
     lines = (unpacked / "instructor" / "exercises.jsonl").read_text().splitlines()
@@ -150,6 +155,7 @@ def test_exercises_jsonl_of_a_project_matches_the_schema(built, unpacked):
         assert data["patch"].startswith("--- a/src/windowstats/core.py")
 
 
+@pytest.mark.slow
 def test_grading_a_user_pack_passes_the_original_and_fails_the_bug(built, user_pack, unpacked, tmp_path):
     """The grader needs only the pack: the original code passes every test, the handout fails FAIL_TO_PASS."""
     exercise = built[0]
@@ -169,6 +175,7 @@ def test_grading_a_user_pack_passes_the_original_and_fails_the_bug(built, user_p
     assert {t.id for t in bad.tests if t.outcome != "passed"} == set(exercise.fail_to_pass)
 
 
+@pytest.mark.slow
 def test_two_exports_of_a_project_are_byte_identical(built, user_pack, project, untouched, tmp_path):
     """Rebuilt from scratch in another checkout with the same seed, both archives are the same bytes;
     and no file of the original project was written."""
@@ -181,6 +188,7 @@ def test_two_exports_of_a_project_are_byte_identical(built, user_pack, project, 
     assert tree_digest(project) == untouched
 
 
+@pytest.mark.slow
 def test_commands_run_from_inside_the_project_write_only_under_bugsmith(project, untouched, monkeypatch):
     """`cd project && bugsmith exercises`, then `pack export --from`: outputs default to .bugsmith/."""
     monkeypatch.chdir(project)
@@ -243,6 +251,7 @@ def built_like(problem):
                     difficulty=Difficulty(score=1, level="easy"), time_limit_minutes=15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "text", "written"), [
     ("pyproject", '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
      ("pyproject.toml", '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\n')),
@@ -288,6 +297,7 @@ def test_rank_of_the_largest():
 '''
 
 
+@pytest.mark.slow
 def test_score_runs_a_candidates_tests_against_the_project_problem(project, tmp_path):
     """`bugsmith score` works on a project problem: a one-test suite detects some bugs, misses others."""
     tests = tmp_path / "test_mine.py"
@@ -298,6 +308,7 @@ def test_score_runs_a_candidates_tests_against_the_project_problem(project, tmp_
     assert all(s.location.startswith("src/windowstats/core.py:") for s in result.survivors)
 
 
+@pytest.mark.slow
 def test_saved_exercises_do_not_export_once_the_code_changed(built, project, tmp_path):
     """A saved exercise is a patch of the code as it was: exporting it over edited code is refused."""
     copy = shutil.copytree(project, tmp_path / "copy", ignore=shutil.ignore_patterns(".bugsmith"))
@@ -332,6 +343,7 @@ def test_native_toml_pytest_settings_keep_their_types(tmp_path, name, text, tabl
     assert values == {**expected, "pythonpath": ["src"]}
 
 
+@pytest.mark.slow
 def test_the_projects_pytest_args_go_with_the_exercise(tmp_path):
     """`[tool.bugsmith] pytest-args` validated the exercises, so the candidate's and the grader's
     pytest run with them too: a test the project deselects stays deselected in the handout."""

@@ -17,6 +17,7 @@ def test_perfect_ranking():
 '''
 
 
+@pytest.mark.slow
 def test_a_weak_suite_scores_per_family_and_lists_its_survivors(tmp_path, root):
     """One easy test catches some metric bugs and misses others; the misses are listed."""
     tests = tmp_path / "test_mine.py"
@@ -29,6 +30,7 @@ def test_a_weak_suite_scores_per_family_and_lists_its_survivors(tmp_path, root):
     assert all(s.family == "metric" and s.location.startswith("reference/auc/") for s in result.survivors)
 
 
+@pytest.mark.slow
 def test_score_tells_the_candidate_why_each_bug_was_missed(tmp_path, root):
     """Triage explains the survivors: each gets a class, and a found witness comes with a
     suggested test that was verified to pass on the reference and fail on that bug."""
@@ -43,6 +45,7 @@ def test_score_tells_the_candidate_why_each_bug_was_missed(tmp_path, root):
     assert any(s.suggested_test.startswith(("def test", "import", "from")) for s in explained)
 
 
+@pytest.mark.slow
 def test_tests_that_fail_on_the_reference_are_refused(tmp_path, root):
     """A suite must pass on the reference first, or no score would mean anything."""
     tests = tmp_path / "test_wrong.py"

@@ -3,20 +3,19 @@ and the baseline it runs in its workers."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
+from toyproject import CALC
 
-from bugsmith.harness.baseline import chunk_jobs, run_baseline
 from bugsmith.errors import BaselineError
-from bugsmith.harness.executor import TIMEOUT_CONFIRMATION, needs_confirmation
+from bugsmith.harness import fork_pool as pool_module
+from bugsmith.harness.baseline import chunk_jobs, run_baseline
+from bugsmith.harness.executor import BUSY_SHARE, TIMEOUT_CONFIRMATION, needs_confirmation
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.tasks import CoverageTask
-
-from toyproject import CALC
 
 LIMIT = 0.6
 SPIN_TEST = "tests/test_calc.py::test_spin"
@@ -35,25 +34,58 @@ def _spin_job(root: Path, body: str) -> Job:
                function="spin", source=source, tests=(SPIN_TEST,), timeout=LIMIT, limits=(LIMIT,))
 
 
-def _timed(pool: ForkPool, job: Job) -> tuple[Verdict, float]:
+def _run(pool: ForkPool, job: Job) -> tuple[Verdict, list[Job]]:
+    """`job`'s final verdict, and every job the pool sent for it (a confirmation is a second)."""
     verdicts: list[Verdict] = []
-    started = time.monotonic()
-    pool.run([job], lambda _, verdict: verdicts.append(verdict))
+    sent: list[Job] = []
+    pool.run([job], lambda _, verdict: verdicts.append(verdict), prepare=lambda job: sent.append(job) or job)
     assert len(verdicts) == 1
-    return verdicts[0], time.monotonic() - started
+    return verdicts[0], sent
 
 
-def test_busy_timeout_stands_and_a_sleeping_one_is_confirmed(project: Path, tmp_path: Path) -> None:
-    """A mutant that burns the CPU until its limit is a timeout at once; one that sleeps (as a
-    starved process would look) gets the second run at TIMEOUT_CONFIRMATION x the limit."""
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Verdict, bool]]:
+    """Every timeout the pool puts to its confirmation rule, with the rule's answer."""
+    asked: list[tuple[Verdict, bool]] = []
+
+    def recording(verdict: Verdict) -> bool:
+        asked.append((verdict, needs_confirmation(verdict)))
+        return asked[-1][1]
+
+    monkeypatch.setattr(pool_module, "needs_confirmation", recording)
+    return asked
+
+
+@pytest.mark.slow
+def test_busy_timeout_stands_and_a_sleeping_one_is_confirmed(project: Path, tmp_path: Path,
+                                                             asked: list[tuple[Verdict, bool]]) -> None:
+    """A timeout is put to the confirmation rule with its own run's CPU figure and re-run once,
+    at TIMEOUT_CONFIRMATION x the limit, exactly when the rule says so. One that sleeps (as a
+    starved process would look) always is; one that burns the CPU used far more of it, and
+    stands at once whenever it had half a core (on a loaded machine it may not have had).
+    Counted in runs and CPU seconds, not wall time, so that it holds on a busy machine."""
     with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
-        busy, busy_wall = _timed(pool, _spin_job(project, "pass"))
-        asleep, asleep_wall = _timed(pool, _spin_job(project, "__import__('time').sleep(60)"))
+        busy, busy_sent = _run(pool, _spin_job(project, "pass"))
+        asleep, asleep_sent = _run(pool, _spin_job(project, "__import__('time').sleep(60)"))
+    (busy_first, busy_confirmed), (asleep_first, asleep_confirmed) = asked  # each asked once
     assert busy.timed_out and asleep.timed_out
-    assert busy.cpu is not None and busy.cpu > 0.5 * LIMIT
-    assert busy_wall < LIMIT * TIMEOUT_CONFIRMATION
-    assert asleep.cpu is not None and asleep.cpu < 0.5 * LIMIT
-    assert asleep_wall >= LIMIT * (1 + TIMEOUT_CONFIRMATION)
+    assert [job.limits for job in asleep_sent] == [(LIMIT,), (LIMIT * TIMEOUT_CONFIRMATION,)]
+    assert asleep_confirmed and asleep_first.elapsed >= LIMIT
+    assert asleep_first.cpu is not None and asleep_first.cpu < BUSY_SHARE * LIMIT, asleep_first
+    assert asleep.elapsed >= LIMIT * TIMEOUT_CONFIRMATION  # the re-run had the longer limit
+    assert [job.limits for job in busy_sent] == [(LIMIT,), (LIMIT * TIMEOUT_CONFIRMATION,)][:1 + busy_confirmed]
+    assert busy_first.elapsed >= LIMIT
+    assert busy_first.cpu is not None and busy_first.cpu > 2 * asleep_first.cpu, (busy_first, asleep_first)
+
+
+@pytest.mark.slow
+def test_a_timeout_the_rule_lets_stand_is_not_rerun(project: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the rule says a timeout was the mutant's doing, the pool reports it after one run."""
+    monkeypatch.setattr(pool_module, "needs_confirmation", lambda verdict: False)
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        verdict, sent = _run(pool, _spin_job(project, "__import__('time').sleep(60)"))
+    assert verdict.timed_out and [job.limits for job in sent] == [(LIMIT,)]
 
 
 def test_confirmation_rule() -> None:
@@ -63,6 +95,7 @@ def test_confirmation_rule() -> None:
     assert not needs_confirmation(Verdict(mutant_id="a", timed_out=True, elapsed=2.0, cpu=1.9))
 
 
+@pytest.mark.slow
 def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: Path, tmp_path: Path) -> None:
     """Run in chunks on two workers, the baseline finds the same tests, files and per-line
     covering tests as one run of the whole suite in a fresh interpreter."""
@@ -87,6 +120,7 @@ def test_chunks_keep_a_files_tests_together_in_order() -> None:
     assert all(isinstance(job.task, CoverageTask) and not job.stop_on_failure for job in chunk_jobs(tests, 2))
 
 
+@pytest.mark.slow
 def test_a_test_that_exits_during_the_baseline_is_named(project: Path, tmp_path: Path) -> None:
     """A suite whose test ends the process stops the baseline with an error naming that test."""
     tests = project / "tests" / "test_calc.py"

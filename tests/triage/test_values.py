@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bugsmith.harness.child.triage.calls import call, difference
 from bugsmith.harness.child.triage.call_recorder import arguments
+from bugsmith.harness.child.triage.calls import call, difference
 from bugsmith.harness.child.triage.suggest import _pattern, assertions, suggested_test
 from bugsmith.harness.child.triage.values import NotLiteral, literal, same
 
