@@ -63,7 +63,8 @@ class Sandbox:
     """What a sandboxed command may see and use.
 
     `mounts` come on top of the system folders and this interpreter (`python_mounts()`);
-    `hidden` paths (folders or files) inside any of them are covered by empty ones;
+    `hidden` paths inside any of them are covered: a folder by an empty one, a file by
+    /dev/null (which cannot be opened there);
     `env` is the whole environment. `isolated=False` is `--no-sandbox`: the command runs as
     it is, with the limits and the environment only, and sees the mounts' sources directly.
     """
@@ -184,12 +185,12 @@ def _mount_args(sandbox: Sandbox) -> list[str]:
         args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
         bound.append(mount.target)
         made.add(mount.target)
-    for path in sandbox.hidden:
+    for hidden in sandbox.hidden:
         for mount in mounts:
             source = mount.source.resolve()
-            if path.is_relative_to(source):
-                inside = Path(mount.target) / path.relative_to(source)
-                args += ["--tmpfs", str(inside)] if path.is_dir() else ["--ro-bind", "/dev/null", str(inside)]
+            if hidden.is_relative_to(source):
+                inside = Path(mount.target) / hidden.relative_to(source)
+                args += ["--tmpfs", str(inside)] if hidden.is_dir() else ["--ro-bind", "/dev/null", str(inside)]
     return args
 
 

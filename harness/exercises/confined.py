@@ -40,7 +40,7 @@ ENDED, LATE = Ended(), Late()
 class Confined:
     """A context manager around one sandboxed command; `message(deadline)` reads the next message."""
 
-    def __init__(self, sandbox: Sandbox, argv: list[str], *, max_bytes: int = 512 * 2**20) -> None:
+    def __init__(self, sandbox: Sandbox, argv: list[str], *, max_bytes: int = 128 * 2**20) -> None:
         self.read_fd, write_fd = os.pipe()
         os.set_blocking(self.read_fd, False)
         launch = command(replace(sandbox, env={**sandbox.env, FD_VARIABLE: str(write_fd)}), argv)

@@ -159,9 +159,12 @@ def outcome_difference(expected: dict[str, Any], got: Any) -> str | None:
         return f"the reference raises {expected['raises'][0]}; the submission {_what(got)}"
     if "result" not in got:
         return f"the reference returns a value; the submission {_what(got)}"
-    found = difference(expected["result"], got["result"], "result")
-    if found is None:
-        found = difference(expected.get("after"), got.get("after"), "arguments after the call")
+    try:
+        found = difference(expected["result"], got["result"], "result")
+        if found is None:
+            found = difference(expected.get("after"), got.get("after"), "arguments after the call")
+    except RecursionError:  # the submission's answer, nested past any honest encoding's depth
+        return "an answer nested too deeply to be a value"
     return found
 
 

@@ -114,8 +114,6 @@ class Grade:
 def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DEFAULT_TIMEOUT,
           test_timeout: float = DEFAULT_TEST_TIMEOUT, sandbox: bool = True, seed: int | None = None) -> Grade:
     """Grade the code in `submission` on `exercise_id`; `sandbox=False` runs it unconfined (trusted code only)."""
-    if sandbox:
-        require_bwrap()
     if not submission.is_dir():
         raise ExerciseError(f"{submission}: not a folder")
     started = time.monotonic()
@@ -128,11 +126,13 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         handout = _read_tree(instructor / exercise_id / "handout", every_file=layout.code is not None)
         recognise(submission, exercise, instructor)
         code = submitted_code(submission, exercise, layout, handout)
+        if sandbox:  # before anything runs: never a silent fallback to unconfined grading
+            require_bwrap()
         kit_tests = instructor / exercise_id / "tests"
         places = _Places(scratch, isolated=sandbox, hidden=(pack.resolve(), instructor.resolve()))
         work = places.folder("work", kit_tests, code)
         hidden_files = sorted({t.split("::", 1)[0] for t in _all_tests(exercise) if layout.is_hidden(t)})
-        canaries = plant(work, hidden_files, rng)
+        canaries = plant(work, hidden_files, rng, only={t.split("[", 1)[0] for t in _all_tests(exercise)})
         places.readable(work)
         groups = _groups(_all_tests(exercise), canaries, rng)
         reference = places.folder("reference", kit_tests, {**handout, **exercise.reference})
@@ -141,18 +141,22 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         test_files = sorted({t.split("::", 1)[0] for t in _all_tests(exercise)})
         cancel = threading.Event()
         with ThreadPoolExecutor(1) as pool:
+            # The reference's recording runs beside the submission's tests; it is stopped as
+            # soon as the tests decide the verdict without it (it can only turn a pass into a fail).
             recording = pool.submit(record, places.sandbox(reference, places.input("record")),
                                     places.input("record") / "request.json", code_files, test_files,
                                     deadline=started + max(timeout, DEFAULT_TIMEOUT), cancelled=cancel)
-            suite = run_files(places.sandbox(work), groups, test_seconds=test_timeout, deadline=started + timeout)
-            tests = _test_results(exercise, suite, layout.is_hidden)
-            tampering = _tampering(suite, canaries)
-            differential = None
-            if not suite.timed_out and not tampering and all(t.outcome == "passed" for t in tests):
-                replay_input = places.input("replay")
-                differential = replay(places.sandbox(replayed, replay_input), replay_input / "request.json",
-                                      recording.result(), deadline=max(started + timeout, time.monotonic() + 120))
-            else:
+            try:
+                suite = run_files(places.sandbox(work), groups, test_seconds=test_timeout,
+                                  deadline=started + timeout)
+                tests = _test_results(exercise, suite, layout.is_hidden)
+                tampering = _tampering(suite, canaries)
+                differential = None
+                if not suite.timed_out and not tampering and all(t.outcome == "passed" for t in tests):
+                    replay_input = places.input("replay")
+                    differential = replay(places.sandbox(replayed, replay_input), replay_input / "request.json",
+                                          recording.result(), deadline=max(started + timeout, time.monotonic() + 120))
+            finally:
                 cancel.set()
         passed = (not suite.timed_out and not tampering and all(t.outcome == "passed" for t in tests)
                   and (differential is None or differential.agrees))
@@ -287,7 +291,7 @@ def _tampering(suite: SuiteRun, canaries: Sequence[Canary]) -> tuple[str, ...]:
 
 
 def _bugs(exercise: Exercise, tests: Sequence[TestResult]) -> tuple[BugResult, ...]:
-    """Per bug of a multi-bug exercise: fixed when every test only it fails passes (all its tests, if none is its own)."""
+    """Per bug of a multi-bug exercise: fixed when the tests only it fails pass (all its tests, if none is its own)."""
     if len(exercise.mutants) < 2:
         return ()
     outcome = {t.id: t.outcome for t in tests}
