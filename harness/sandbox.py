@@ -159,8 +159,11 @@ def bugsmith_folders() -> tuple[Path, ...]:
     import bugsmith.mutators
     import bugsmith.reference
 
-    return tuple(sorted({Path(p).resolve() for module in (bugsmith, bugsmith.harness, bugsmith.mutators,
-                                                          bugsmith.reference) for p in module.__path__}))
+    folders = sorted({Path(p).resolve() for module in (bugsmith, bugsmith.harness, bugsmith.mutators,
+                                                       bugsmith.reference) for p in module.__path__},
+                     key=lambda p: len(p.parts))
+    # Installed, they nest (site-packages/bugsmith/reference): covering the outer one is enough.
+    return tuple(f for i, f in enumerate(folders) if not any(f.is_relative_to(g) for g in folders[:i]))
 
 
 def _mount_args(sandbox: Sandbox) -> list[str]:
@@ -173,7 +176,9 @@ def _mount_args(sandbox: Sandbox) -> list[str]:
     for path in _SYSTEM_FILES:
         args += ["--ro-bind-try", path, path]
     made = {"/", "/usr", *_SYSTEM_LINKS, "/etc"}
-    mounts = sorted((*python_mounts(), *sandbox.mounts), key=lambda m: len(Path(m.target).parts))
+    # A system interpreter lives under /usr, which is there already.
+    mounts = sorted((*(m for m in python_mounts() if not m.source.is_relative_to("/usr")), *sandbox.mounts),
+                    key=lambda m: len(Path(m.target).parts))
     bound: list[str] = ["/usr"]
     for mount in mounts:
         target = Path(mount.target)
@@ -186,7 +191,7 @@ def _mount_args(sandbox: Sandbox) -> list[str]:
         bound.append(mount.target)
         made.add(mount.target)
     for hidden in sandbox.hidden:
-        for mount in mounts:
+        for mount in (Mount(source=Path("/usr"), target="/usr"), *mounts):
             source = mount.source.resolve()
             if hidden.is_relative_to(source):
                 inside = Path(mount.target) / hidden.relative_to(source)

@@ -32,14 +32,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bugsmith.harness.exercises import sandboxed
 from bugsmith.harness.exercises.canaries import Canary, plant
 from bugsmith.harness.exercises.differential import Differential, record, replay
 from bugsmith.harness.exercises.pack import instructor_folder, load_exercise
-from bugsmith.harness.exercises.problems import grading_layout
+from bugsmith.harness.exercises.problems import GradingLayout, grading_layout
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 from bugsmith.harness.exercises.submission import recognise, submitted_code
 from bugsmith.harness.exercises.suite_runs import SuiteRun, covers, run_files
@@ -117,7 +117,6 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
     if not submission.is_dir():
         raise ExerciseError(f"{submission}: not a folder")
     started = time.monotonic()
-    rng = random.Random(secrets.randbits(64) if seed is None else seed)
     with tempfile.TemporaryDirectory(prefix="bugsmith-grade-") as scratch_name:
         scratch = Path(scratch_name)
         instructor = instructor_folder(pack, scratch / "pack")
@@ -128,46 +127,63 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         code = submitted_code(submission, exercise, layout, handout)
         if sandbox:  # before anything runs: never a silent fallback to unconfined grading
             require_bwrap()
-        kit_tests = instructor / exercise_id / "tests"
         places = _Places(scratch, isolated=sandbox, hidden=(pack.resolve(), instructor.resolve()))
-        work = places.folder("work", kit_tests, code)
-        hidden_files = sorted({t.split("::", 1)[0] for t in _all_tests(exercise) if layout.is_hidden(t)})
-        canaries = plant(work, hidden_files, rng, only={t.split("[", 1)[0] for t in _all_tests(exercise)})
-        places.readable(work)
-        groups = _groups(_all_tests(exercise), canaries, rng)
-        reference = places.folder("reference", kit_tests, {**handout, **exercise.reference})
-        replayed = places.folder("replay", None, {**_package_inits(kit_tests), **handout, **code})
-        code_files = sorted({f for f in handout if f.endswith(".py")} | set(exercise.reference))
-        test_files = sorted({t.split("::", 1)[0] for t in _all_tests(exercise)})
-        cancel = threading.Event()
-        with ThreadPoolExecutor(1) as pool:
-            # The reference's recording runs beside the submission's tests; it is stopped as
-            # soon as the tests decide the verdict without it (it can only turn a pass into a fail).
-            recording = pool.submit(record, places.sandbox(reference, places.input("record")),
-                                    places.input("record") / "request.json", code_files, test_files,
-                                    deadline=started + max(timeout, DEFAULT_TIMEOUT), cancelled=cancel)
-            try:
-                suite = run_files(places.sandbox(work), groups, test_seconds=test_timeout,
-                                  deadline=started + timeout)
-                tests = _test_results(exercise, suite, layout.is_hidden)
-                tampering = _tampering(suite, canaries)
-                differential = None
-                if not suite.timed_out and not tampering and all(t.outcome == "passed" for t in tests):
-                    replay_input = places.input("replay")
-                    differential = replay(places.sandbox(replayed, replay_input), replay_input / "request.json",
-                                          recording.result(), deadline=max(started + timeout, time.monotonic() + 120))
-            finally:
-                cancel.set()
-        passed = (not suite.timed_out and not tampering and all(t.outcome == "passed" for t in tests)
-                  and (differential is None or differential.agrees))
-        return Grade(
-            exercise_id=exercise_id, problem=exercise.problem, tests=tests,
-            fix=_fix_kind(code, exercise, passed), diff_lines=diff_lines(handout, code),
-            timed_out=suite.timed_out, duration=round(time.monotonic() - started, 2),
-            detail=suite.output[-2000:] if any(t.outcome in ("not run", "error") for t in tests) else "",
-            sandboxed=sandbox, canaries=len(canaries), tampering=tampering, differential=differential,
-            bugs=() if tampering else _bugs(exercise, tests),
-        )
+        checked = _check(places, instructor / exercise_id / "tests", exercise, layout, handout, code,
+                         random.Random(secrets.randbits(64) if seed is None else seed),
+                         deadline=started + timeout, test_timeout=test_timeout)
+    suite = checked.suite
+    draft = Grade(
+        exercise_id=exercise_id, problem=exercise.problem, tests=checked.tests, fix="none",
+        diff_lines=diff_lines(handout, code), timed_out=suite.timed_out, duration=round(time.monotonic() - started, 2),
+        detail=suite.output[-2000:] if any(t.outcome in ("not run", "error") for t in checked.tests) else "",
+        sandboxed=sandbox, canaries=checked.canaries, tampering=checked.tampering,
+        differential=checked.differential, bugs=() if checked.tampering else _bugs(exercise, checked.tests),
+    )
+    return replace(draft, fix=_fix_kind(code, exercise, draft.passed))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Checked:
+    suite: SuiteRun
+    tests: tuple[TestResult, ...]
+    canaries: int
+    tampering: tuple[str, ...]
+    differential: Differential | None
+
+
+def _check(places: _Places, kit: Path, exercise: Exercise, layout: GradingLayout, handout: dict[str, str],
+           code: dict[str, str], rng: random.Random, *, deadline: float, test_timeout: float) -> _Checked:
+    """The three pieces of evidence: the tests with their canaries, then (if they pass) the outputs."""
+    tests = _all_tests(exercise)
+    work = places.folder("work", kit, code)
+    hidden_files = sorted({t.split("::", 1)[0] for t in tests if layout.is_hidden(t)})
+    canaries = plant(work, hidden_files, rng, only={t.split("[", 1)[0] for t in tests})
+    places.readable(work)
+    reference = places.folder("reference", kit, {**handout, **exercise.reference})
+    replayed = places.folder("replay", None, {**_package_inits(kit), **handout, **code})
+    code_files = sorted({f for f in handout if f.endswith(".py")} | set(exercise.reference))
+    cancel = threading.Event()
+    with ThreadPoolExecutor(1) as pool:
+        # The reference's recording runs beside the submission's tests, and stops as soon as
+        # the tests decide without it (the outputs can only turn a pass into a fail).
+        recording = pool.submit(record, places.sandbox(reference, places.input("record")),
+                                places.input("record") / "request.json", code_files,
+                                sorted({t.split("::", 1)[0] for t in tests}),
+                                deadline=max(deadline, time.monotonic() + DEFAULT_TIMEOUT), cancelled=cancel)
+        try:
+            suite = run_files(places.sandbox(work), _groups(tests, canaries, rng), test_seconds=test_timeout,
+                              deadline=deadline)
+            results = _test_results(exercise, suite, layout.is_hidden)
+            tampering = _tampering(suite, canaries)
+            differential = None
+            if not suite.timed_out and not tampering and all(t.outcome == "passed" for t in results):
+                replay_input = places.input("replay")
+                differential = replay(places.sandbox(replayed, replay_input), replay_input / "request.json",
+                                      recording.result(), deadline=max(deadline, time.monotonic() + 120))
+        finally:
+            cancel.set()
+    return _Checked(suite=suite, tests=results, canaries=len(canaries), tampering=tampering,
+                    differential=differential)
 
 
 def run_tests(work: Path, targets: Sequence[str], timeout: float, hidden: Callable[[str], bool] = is_hidden_test,

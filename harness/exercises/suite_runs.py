@@ -30,15 +30,25 @@ class Reported:
     message: str = ""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SuiteRun:
     """Every reported test by its id (a requested id, or one that id expands to: `id[param]`)."""
 
+    results: dict[str, Reported]
+    missing: tuple[str, ...]  # asked for, never reported by a process that ended by itself
+    timed_out: bool  # the whole run's deadline passed
+    output: str  # the end of the last process's output
+
+
+@dataclass(slots=True, kw_only=True)
+class _Tally:
+    """What the processes of one run reported so far."""
+
     results: dict[str, Reported] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)  # asked for, never reported by a run that ended by itself
-    collect_errors: list[str] = field(default_factory=list)
-    timed_out: bool = False  # the whole run's deadline passed
-    output: str = ""  # the end of the last process's output
+    missing: list[str] = field(default_factory=list)
+    collect_errors: list[str] = field(default_factory=list)  # of the current process
+    timed_out: bool = False
+    output: str = ""
 
 
 def covers(requested: str, reported: str) -> bool:
@@ -54,7 +64,7 @@ def pytest_argv(ids: Sequence[str]) -> list[str]:
 def run_files(sandbox: Sandbox, groups: Sequence[Sequence[str]], *, test_seconds: float, deadline: float,
               argv: Callable[[Sequence[str]], list[str]] = pytest_argv) -> SuiteRun:
     """Run each group of test ids (one file's) in its own processes, until `deadline` (monotonic)."""
-    run = SuiteRun()
+    run = _Tally()
     for ids in groups:
         if time.monotonic() >= deadline:
             run.timed_out = True
@@ -62,10 +72,10 @@ def run_files(sandbox: Sandbox, groups: Sequence[Sequence[str]], *, test_seconds
             run.results.update({i: Reported(outcome="not run", message="the grading time ran out") for i in ids})
             continue
         _run_group(sandbox, list(ids), run, test_seconds, deadline, argv)
-    return run
+    return SuiteRun(results=run.results, missing=tuple(run.missing), timed_out=run.timed_out, output=run.output)
 
 
-def _run_group(sandbox: Sandbox, ids: list[str], run: SuiteRun, test_seconds: float, deadline: float,
+def _run_group(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: float, deadline: float,
                argv: Callable[[Sequence[str]], list[str]]) -> None:
     remaining = list(ids)
     while remaining:
@@ -87,12 +97,12 @@ def _run_group(sandbox: Sandbox, ids: list[str], run: SuiteRun, test_seconds: fl
                 run.results.update({i: Reported(outcome="not run", message="never reported") for i in remaining})
             return
         if not progress:  # killed before any test of this process started: it hangs on import
-            run.results.update({i: Reported(outcome="timeout", message=f"no test started within {test_seconds:.0f} s")
-                                for i in remaining})
+            run.results.update({i: Reported(outcome="timeout", message="no test started: the process hung while"
+                                            " importing the code or collecting the tests") for i in remaining})
             return
 
 
-def _one_process(sandbox: Sandbox, ids: list[str], run: SuiteRun, test_seconds: float, deadline: float,
+def _one_process(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: float, deadline: float,
                  argv: Callable[[Sequence[str]], list[str]]) -> tuple[bool, bool]:
     """One pytest process on `ids`: (whether any test got a result, whether it ended by itself)."""
     progress = False

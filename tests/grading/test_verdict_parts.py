@@ -98,3 +98,26 @@ def test_outputs_are_compared_with_a_tolerance_but_dtypes_and_shapes_exactly():
     assert outcome_difference({"raises": ["ValueError"]}, {"raises": ["NotFittedError", "ValueError"]}) is None
     assert "raises ValueError" in outcome_difference({"raises": ["ValueError"]}, {"result": 1, "after": []})
     assert outcome_difference({"result": 1, "after": []}, {"timeout": 10}) is not None
+
+
+def test_the_summary_is_short_and_verbose_lists_every_test():
+    """By default: the verdict, counts, the first failures, the checks, the fix; `verbose` adds a line per test."""
+    from bugsmith.harness.exercises.differential import Differential, Mismatch
+    from bugsmith.harness.exercises.grading import BugResult, Grade, TestResult
+    from bugsmith.harness.exercises.summary import grade_text
+
+    tests = tuple(TestResult(id=f"t.py::test_{i}", hidden=i % 2 == 0, outcome="passed" if i > 4 else "failed",
+                             message="assert 1 == 2") for i in range(100))
+    outputs = Differential(calls=40, functions=("f",), mismatches=2,
+                           examples=(Mismatch(call="f(1)", test="t.py::test_7", difference="result: 1 vs 2"),))
+    result = Grade(exercise_id="exercise-01", problem="auc", tests=tests, fix="none", diff_lines=3, timed_out=False,
+                   duration=1.5, canaries=4, differential=outputs,
+                   bugs=(BugResult(index=1, location="a.py:3 (f)", fixed=True),
+                         BugResult(index=2, location="a.py:9 (g)", fixed=False, failing=("t.py::test_1",))))
+    short = grade_text(result).splitlines()
+    assert short[0] == "exercise-01 (auc): FAIL: some tests fail" and len(short) <= 12
+    assert "95/100 pass; 5 do not (2 visible, 3 held back)" in short[1]
+    assert any("bug 2" in line and "not fixed (1 of its tests fail)" in line for line in short)
+    assert any("2 of 40 calls differ" in line for line in short)
+    verbose = grade_text(result, verbose=True).splitlines()
+    assert sum(line.startswith(("visible", "hidden")) for line in verbose) == 100

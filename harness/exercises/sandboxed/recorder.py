@@ -29,9 +29,6 @@ import pytest
 from .channel import request, send
 from .values import NotData, TooLarge, encode, observe
 
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxtuple = 40, 40, 4, 4
-
 
 class Recorder:
     def __init__(self, code: list[str], budget: dict[str, int]) -> None:
@@ -43,6 +40,8 @@ class Recorder:
         self.test = ""
         self.kept: Counter[str] = Counter()
         self.kept_in_test: Counter[tuple[str, str]] = Counter()
+        self.short = reprlib.Repr()
+        self.short.maxstring, self.short.maxother, self.short.maxlist, self.short.maxtuple = 40, 40, 4, 4
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -60,7 +59,8 @@ class Recorder:
         wrapped: dict[int, Any] = {}
         for module in modules:
             for name, value in list(vars(module).items()):
-                if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_"):
+                if (inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")
+                        and not inspect.isgeneratorfunction(value) and not inspect.iscoroutinefunction(value)):
                     wrapped[id(value)] = self._wrap(value)
         for module in modules:  # the function, and every re-export of it (a package's __init__)
             for name, value in list(vars(module).items()):
@@ -122,7 +122,7 @@ class Recorder:
 
     def _keep(self, key: str, blob: bytes, outcome: dict[str, Any], function: Any, copy: Any) -> None:
         args, kwargs = copy
-        shown = ", ".join([*(_SHORT.repr(a) for a in args), *(f"{k}={_SHORT.repr(v)}" for k, v in kwargs.items())])
+        shown = ", ".join([*map(self.short.repr, args), *(f"{k}={self.short.repr(v)}" for k, v in kwargs.items())])
         try:
             again = observe(function, args, kwargs)
         except (NotData, TooLarge, RecursionError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import json
 import math
 import sys
 from collections.abc import Callable
@@ -85,11 +86,12 @@ class _Encoder:
         if isinstance(value, list | tuple):
             kind = "list" if isinstance(value, list) else "tuple"
             return {kind: [self.encode(v, depth + 1) for v in value]}
-        if isinstance(value, dict):
-            return {"dict": [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in value.items()]}
+        if isinstance(value, dict):  # in key order, not insertion order: equal dicts are equal
+            pairs = [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in value.items()]
+            return {"dict": sorted(pairs, key=lambda pair: json.dumps(pair[0], sort_keys=True))}
         if isinstance(value, set | frozenset):
             items = [self.encode(v, depth + 1) for v in value]
-            return {"set": sorted(items, key=repr)}
+            return {"set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
         if isinstance(value, datetime.datetime | datetime.date | datetime.time):
             return {type(value).__name__: value.isoformat()}
         if isinstance(value, datetime.timedelta):
