@@ -385,21 +385,32 @@ def pack_export(problems, count, bugs, families, silent_only, seed, jobs, projec
 @click.argument("pack_path", metavar="PACK", type=click.Path(exists=True, path_type=Path))
 @click.argument("exercise_id")
 @click.argument("submission", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--timeout", type=click.FloatRange(min=1), default=300, show_default=True, help="Seconds.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="Seconds for the whole grading.")
+@click.option("--test-timeout", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds for one test; a test that runs longer fails alone.")
+@click.option("--verbose", "-v", is_flag=True, help="List every test.")
 @click.option("--json", "as_json", is_flag=True, help="The grade as JSON.")
-def grade(pack_path, exercise_id, submission, timeout, as_json) -> None:
-    """Grade a candidate's fix: every test in a subprocess; exit 1 unless all pass."""
+@click.option("--no-sandbox", is_flag=True,
+              help="Run the submission without bubblewrap, with your rights: only for code you trust.")
+def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as_json, no_sandbox) -> None:
+    """Grade a candidate's fix in a sandbox: the tests, canaries and the reference's outputs; exit 1
+    unless it passes."""
     from dataclasses import asdict
 
     from bugsmith.harness.exercises.grading import grade as grade_submission
     from bugsmith.harness.exercises.summary import grade_text
 
-    result = grade_submission(pack_path, exercise_id, submission, timeout=timeout)
+    result = grade_submission(pack_path, exercise_id, submission, timeout=timeout, test_timeout=test_timeout,
+                              sandbox=not no_sandbox)
     if as_json:
         click.echo(json.dumps({**asdict(result), "passed": result.passed,
                                "restores_reference": result.restores_reference}, indent=2))
     else:
-        click.echo(grade_text(result))
+        click.echo(grade_text(result, verbose=verbose))
+    if no_sandbox:
+        click.echo("bugsmith: graded WITHOUT a sandbox (--no-sandbox): the submission's code ran with your"
+                   " rights", err=True)
     if not result.passed:
         sys.exit(1)
 

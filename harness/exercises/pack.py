@@ -204,4 +204,5 @@ Grade a candidate's folder with
     bugsmith grade PACK exercise-NN SUBMISSION_DIR
 
 where PACK is this folder or its zip and SUBMISSION_DIR is the candidate's exercise folder.
+The submission's code runs in a bubblewrap sandbox (`apt-get install bubblewrap`).
 """

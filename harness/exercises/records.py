@@ -56,6 +56,8 @@ class Exercise:
 
     `buggy` and `reference` map each changed file (relative path) to its whole text; the
     problem's other files are unchanged. Test ids are pytest node ids relative to the root.
+    `bug_tests[i]` are the tests `mutants[i]` fails when it is the only bug (so a grade can
+    tell which bugs a submission fixed); empty in records built before it was kept.
     """
 
     id: str  # position in the pack, e.g. "exercise-01": reveals nothing about the bug
@@ -70,6 +72,7 @@ class Exercise:
     silent: bool
     difficulty: Difficulty
     time_limit_minutes: int
+    bug_tests: tuple[tuple[str, ...], ...] = ()
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -94,6 +97,7 @@ class Exercise:
         fields["symptoms"] = tuple(Symptom(**s) for s in data["symptoms"])
         fields["fail_to_pass"] = tuple(data["fail_to_pass"])
         fields["pass_to_pass"] = tuple(data["pass_to_pass"])
+        fields["bug_tests"] = tuple(tuple(tests) for tests in data.get("bug_tests", ()))
         return cls(**fields)
 
 

@@ -15,7 +15,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bugsmith.harness import config
@@ -50,6 +50,7 @@ class Evidence:
     pass_to_pass: tuple[str, ...]
     symptoms: tuple[Symptom, ...]
     silent: bool
+    alone: dict[str, tuple[str, ...]] = field(default_factory=dict)  # mutant id -> its FAIL_TO_PASS alone
 
 
 def problems_of(root: Path) -> list[str]:
@@ -155,7 +156,7 @@ class _ProblemBuilder:
                 singles_wanted = quota if self.options.bugs == 1 else quota * self.options.bugs * 2
                 singles = self._singles(singles_wanted, quota)
                 if self.options.bugs == 1:
-                    chosen = singles[:quota]
+                    chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in singles[:quota]]
                 else:
                     chosen = self._groups(singles, quota)
             finally:
@@ -247,6 +248,7 @@ class _ProblemBuilder:
     def _groups(self, singles: Sequence[Evidence], quota: int) -> list[Evidence]:
         """K validated bugs in K different functions, validated again together."""
         pool = [e.mutants[0] for e in singles]
+        alone = {e.mutants[0].id: e.fail_to_pass for e in singles}
         chosen: list[Evidence] = []
         used: set[str] = set()
         while len(chosen) < quota:
@@ -262,7 +264,7 @@ class _ProblemBuilder:
             used.update(m.id for m in group)
             validated = self._validate([group])
             if validated and (validated[0].silent or not self.options.silent_only):
-                chosen.append(validated[0])
+                chosen.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
             self._report(len(chosen), quota)
         return chosen
 
@@ -282,6 +284,7 @@ class _ProblemBuilder:
             fail_to_pass=evidence.fail_to_pass, pass_to_pass=evidence.pass_to_pass,
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
             time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
+            bug_tests=tuple(evidence.alone.get(m.id, ()) for m in mutants),
         )
 
 

@@ -38,19 +38,76 @@ def exercises_text(exercises: Sequence[Exercise]) -> str:
     return "\n".join(lines)
 
 
-def grade_text(grade: Grade) -> str:
-    lines = [f"{'hidden ' if t.hidden else 'visible'}  {t.outcome:<8} {t.id}"
-             + (f"\n    {t.message}" if t.message and t.outcome != "passed" else "") for t in grade.tests]
-    passed = sum(t.outcome == "passed" for t in grade.tests)
-    verdict = {"reference": "restores the reference code",
-               "different": "a different valid fix (every test passes, the code differs from the reference)",
-               "none": "not fixed: some tests fail"}[grade.fix]
-    timed_out = " (timed out)" if grade.timed_out else ""
-    lines.append(f"{grade.exercise_id}: {passed}/{len(grade.tests)} tests pass{timed_out}; {verdict};"
-                 f" diff {grade.diff_lines} lines; {grade.duration:.1f} s")
+FIX_KINDS = {"reference": "restores the reference code",
+             "different": "a different valid fix (it passes, the code differs from the reference)",
+             "none": "not fixed"}
+SHOWN_FAILURES = 3
+
+
+def grade_text(grade: Grade, *, verbose: bool = False) -> str:
+    """A short summary of a grade (every test too when `verbose`)."""
+    lines = []
+    if verbose:
+        lines += [f"{'hidden ' if t.hidden else 'visible'}  {t.outcome:<8} {t.id}"
+                  + (f"\n    {t.message}" if t.message and t.outcome != "passed" else "") for t in grade.tests]
+    lines.append(f"{grade.exercise_id} ({grade.problem}): {'PASS' if grade.passed else 'FAIL'}: {_reason(grade)}")
+    lines.append("  tests      " + _tests_line(grade))
+    if not verbose:
+        for test in [t for t in grade.tests if t.outcome != "passed"][:SHOWN_FAILURES]:
+            lines.append(f"             {test.outcome}: {test.id}" + (f": {test.message}" if test.message else ""))
+    for bug in grade.bugs:
+        state = {True: "fixed", False: f"not fixed ({len(bug.failing)} of its tests fail)",
+                 None: "unknown (this pack does not record which tests each bug fails)"}[bug.fixed]
+        lines.append(f"  bug {bug.index}      {bug.location}: {state}")
+    lines.append("  reporting  " + ("TAMPERED WITH: " + "; ".join(grade.tampering) if grade.tampering
+                                    else f"honest ({grade.canaries} canary tests failed, as they must)"))
+    lines.append("  outputs    " + _outputs_line(grade))
+    where = ("sandboxed (bubblewrap)" if grade.sandboxed
+             else "NOT SANDBOXED (--no-sandbox): the submission's code ran with your rights")
+    lines.append(f"  fix        {FIX_KINDS[grade.fix]}; diff {grade.diff_lines} lines; {grade.duration:.1f} s; {where}")
     if grade.detail:
-        lines.append(grade.detail)
+        lines += ["  output of the last test run:", *("    " + line for line in grade.detail.splitlines()[-20:])]
     return "\n".join(lines)
+
+
+def _reason(grade: Grade) -> str:
+    if grade.tampering:
+        return "the test reporting was tampered with"
+    if grade.timed_out:
+        return "the grading ran out of time"
+    if not grade.tests_pass:
+        return "some tests fail"
+    if grade.differential is not None and not grade.differential.agrees:
+        return "the tests pass, but the code's outputs differ from the reference's"
+    return "every test passes" + (" and the outputs agree with the reference" if grade.differential
+                                  and grade.differential.calls else "")
+
+
+def _tests_line(grade: Grade) -> str:
+    passed = sum(t.outcome == "passed" for t in grade.tests)
+    failing = [t for t in grade.tests if t.outcome != "passed"]
+    line = f"{passed}/{len(grade.tests)} pass"
+    if failing:
+        hidden = sum(t.hidden for t in failing)
+        line += f"; {len(failing)} do not ({len(failing) - hidden} visible, {hidden} held back)"
+    timeouts = sum(t.outcome == "timeout" for t in grade.tests)
+    if timeouts:
+        line += f"; {timeouts} ran past the time limit per test"
+    return line + ("; the grading ran out of time" if grade.timed_out else "")
+
+
+def _outputs_line(grade: Grade) -> str:
+    check = grade.differential
+    if check is None:
+        return "not compared (the verdict is already a fail)"
+    if not check.calls:
+        return f"not compared: {check.note}"
+    functions = ", ".join(check.functions)
+    if check.agrees:
+        return f"{check.calls} calls of {functions} return what the reference returns"
+    first = check.examples[0]
+    return (f"{check.mismatches} of {check.calls} calls differ from the reference, e.g. {first.call}"
+            f" (called by {first.test}): {first.difference}")
 
 
 def score_text(score: SuiteScore) -> str:

@@ -18,6 +18,7 @@ from bugsmith.harness.exercises.records import is_hidden_test
 from bugsmith.harness.exercises.statement import reverse_patch
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
+from tests.grading.submissions import requires_bwrap
 
 pytestmark = pytest.mark.slow  # every test needs the session's pack, built by real runs
 
@@ -81,6 +82,7 @@ def test_exercises_jsonl_matches_its_schema(exercises, unpacked):
         assert data["FAIL_TO_PASS"] == list(exercise.fail_to_pass)
 
 
+@requires_bwrap
 def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pack, unpacked, tmp_path,
                                                                    monkeypatch):
     """The key property of a grader: the real fix passes, the handout as given does not."""
@@ -120,6 +122,7 @@ def test_instructor_part_is_found_as_zip_tree_or_parent(pack, unpacked, tmp_path
     assert instructor_folder(unpacked / "instructor", tmp_path) == unpacked / "instructor"
 
 
+@requires_bwrap
 def test_a_submission_that_hangs_is_killed_at_the_time_limit(exercises, pack, unpacked, tmp_path):
     """Untrusted code that never returns costs the grader its time limit, not its life."""
     exercise = exercises[0]

@@ -38,6 +38,7 @@ from bugsmith.mutators import registry
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.exercises.userproject import CORE, make_project
+from tests.grading.submissions import requires_bwrap
 
 OPTIONS = ExerciseOptions(count=2, seed=1)
 
@@ -156,6 +157,7 @@ def test_exercises_jsonl_of_a_project_matches_the_schema(built, unpacked):
 
 
 @pytest.mark.slow
+@requires_bwrap
 def test_grading_a_user_pack_passes_the_original_and_fails_the_bug(built, user_pack, unpacked, tmp_path):
     """The grader needs only the pack: the original code passes every test, the handout fails FAIL_TO_PASS."""
     exercise = built[0]

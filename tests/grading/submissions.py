@@ -1,0 +1,41 @@
+"""Submissions for the grading tests: a candidate folder from a real pack, with code changed or added."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bugsmith.harness.exercises.records import Exercise
+
+requires_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                    reason="bubblewrap is not installed (apt-get install bubblewrap)")
+
+
+def submission(candidate: Path, exercise: Exercise, folder: Path, *, fixed: bool = False,
+               append: str = "", files: dict[str, str] | None = None) -> Path:
+    """A copy of the handed-out folder: fixed (the reference code) or not, `append` added to
+    the end of the code file with the bug, and `files` written over it."""
+    shutil.copytree(candidate / exercise.id, folder)
+    for path, text in (exercise.reference if fixed else exercise.buggy).items():
+        (folder / path).write_text(text + append, encoding="utf-8")
+    for path, text in (files or {}).items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text, encoding="utf-8")
+    return folder
+
+
+def processes_with(marker: str) -> list[int]:
+    """The processes whose command line contains `marker`."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as file:
+                    if marker.encode() in file.read():
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
