@@ -126,7 +126,10 @@ def fitted(draw: st.DrawFn, kind: type[Forest]) -> tuple[Forest, np.ndarray, Any
 def test_every_node_follows_the_growth_rules(kind: type[Forest], data: st.DataObject) -> None:
     """Splits, leaves, thresholds, depths, leaf sizes and node values all obey the contract."""
     model, X, y, params = data.draw(fitted(kind))
+    assert isinstance(model.estimators_, tuple), "estimators_ is a tuple"
     assert len(model.estimators_) == params["n_estimators"]
+    assert all(isinstance(tree, Tree) for tree in model.estimators_)
+    assert model.n_features_in_ == X.shape[1]
     assert_grown_by_the_rules(model, X, y, params)
 
 
@@ -219,6 +222,32 @@ def test_the_best_candidate_split_is_kept(
     X = np.column_stack([np.full(9, 4.0), useless, SELECT_A])
     forest = kind(n_estimators=30, max_features=None, max_depth=1, random_state=0).fit(X, y)
     assert [int(tree.feature[0]) for tree in forest.estimators_] == [2] * 30
+
+
+# Binary columns: every threshold in [0, 1) makes the same partition, so with every feature drawn
+# the root's feature is decided by the split criterion alone. Found by search: the size-weighted
+# Gini (variance) picks column 2, while the unweighted mean of the children's impurities, the
+# weights swapped between the children, entropy or misclassification error (mean absolute
+# deviation or standard deviation for regression) each pick another column.
+CRITERION_CASES = [
+    (ExtraTreesClassifier,
+     np.array([[1, 1, 1, 1, 1, 0, 1, 1, 1, 1], [0, 1, 0, 1, 0, 0, 0, 1, 0, 1],
+               [0, 1, 1, 0, 1, 1, 1, 0, 1, 1]], dtype=float).T,
+     np.array([2, 1, 0, 2, 0, 0, 2, 2, 2, 2])),
+    (ExtraTreesRegressor,
+     np.array([[0, 0, 0, 1, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1, 1, 1], [1, 1, 0, 0, 1, 1, 0, 1]],
+              dtype=float).T,
+     np.array([5.0, 2.0, 0.0, 2.0, 3.0, 4.0, 3.0, 2.0])),
+]
+
+
+@pytest.mark.parametrize(("kind", "X", "y"), CRITERION_CASES, ids=["gini", "variance"])
+def test_the_impurity_decrease_weighs_children_by_their_row_counts(
+    kind: type[Forest], X: np.ndarray, y: np.ndarray
+) -> None:
+    """Gini (variance) of the children weighted by their row counts picks the root's feature."""
+    forest = kind(n_estimators=8, max_features=None, max_depth=1, random_state=0).fit(X, y)
+    assert [int(tree.feature[0]) for tree in forest.estimators_] == [2] * 8
 
 
 @pytest.mark.parametrize(
@@ -336,9 +365,10 @@ TARGETS = np.arange(4.0)
     ],
 )
 def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
-    """Out-of-range or mistyped hyperparameters raise ValueError (X has 2 features here)."""
+    """Out-of-range or mistyped hyperparameters raise ValueError from fit (X has 2 features)."""
+    model = kind(**params)  # the constructor only stores them: fit checks
     with pytest.raises(ValueError):
-        kind(**params).fit(SMALL_X, TARGETS)
+        model.fit(SMALL_X, TARGETS)
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
