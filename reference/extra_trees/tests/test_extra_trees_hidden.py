@@ -255,6 +255,7 @@ def test_the_impurity_decrease_weighs_children_by_their_row_counts(
     [
         (4, None, 4), (4, 1.0, 4), (4, 3, 3), (4, "sqrt", 2), (8, "sqrt", 2), (3, "sqrt", 1),
         (8, "log2", 3), (3, "log2", 1), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
+        (4, 0.7, 2), (8, 0.2, 1),
     ],
 )
 def test_max_features_sets_how_many_features_a_node_draws(
@@ -268,6 +269,22 @@ def test_max_features_sets_how_many_features_a_node_draws(
     ).fit(X, np.arange(6.0))
     share = np.mean([len(tree.feature) > 1 for tree in forest.estimators_])
     assert abs(share - drawn / n_features) < 0.06, f"root split in {share:.3f} of the trees"
+
+
+def test_default_hyperparameters() -> None:
+    """Defaults: 100 trees; the classifier draws int(sqrt(d)) features, the regressor all d."""
+    X = np.zeros((6, 8))
+    X[:, 0] = np.arange(6.0)  # only feature 0 varies: a root splits exactly when it is drawn
+    y = np.array([0, 1, 0, 1, 0, 1])
+    assert len(ExtraTreesClassifier().fit(X, y).estimators_) == 100
+    assert len(ExtraTreesRegressor().fit(X, y.astype(float)).estimators_) == 100
+    # int(sqrt(8)) = 2 of 8 features: a quarter of the roots split ("log2" would give 3 of 8).
+    clf = ExtraTreesClassifier(n_estimators=400, max_depth=1, random_state=0).fit(X, y)
+    reg = ExtraTreesRegressor(n_estimators=20, max_depth=1, random_state=0).fit(X, y.astype(float))
+    clf_share = np.mean([len(tree.feature) > 1 for tree in clf.estimators_])
+    reg_share = np.mean([len(tree.feature) > 1 for tree in reg.estimators_])
+    assert abs(clf_share - 2 / 8) < 0.06, f"classifier roots split in {clf_share:.3f} of the trees"
+    assert reg_share == 1.0, f"regressor roots split in {reg_share:.2f} of the trees"
 
 
 @pytest.mark.parametrize(("max_features", "near_middle"), [(1, 0.5), (2, 0.75), (3, 0.875)])

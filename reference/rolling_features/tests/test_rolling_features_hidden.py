@@ -249,7 +249,8 @@ def test_categorical_and_numeric_entities():
 
 
 def test_integer_nullable_and_bool_values_are_numeric():
-    """Ints, nullable ints with <NA> and bools are numeric values; <NA> is skipped like NaN."""
+    """Ints, nullable ints with <NA> and bools are numeric values; <NA> is skipped like NaN; the
+    new columns are floats."""
     df = pd.DataFrame({"t": days(0, 1, 2, 3), "x": pd.array([1, None, 3, 5], dtype="Int64")})
     out = add_rolling_features(df, value="x", time="t", windows=[2], stats=["mean"], min_periods=1)
     assert_column(out, "x_mean_2", [NAN, 1.0, 1.0, 3.0])
@@ -259,6 +260,9 @@ def test_integer_nullable_and_bool_values_are_numeric():
     flags = df.assign(x=[True, False, True, True])
     out = add_rolling_features(flags, value="x", time="t", windows=["3D"], stats=["mean"])
     assert_column(out, "x_mean_3D", [NAN, 1.0, 0.5, 2.0 / 3.0])
+    for frame in (df, counts, flags):  # every new column is a float column, whatever the input
+        out = add_rolling_features(frame, value="x", time="t", windows=[1, "1D"], stats=["min"])
+        assert all(pd.api.types.is_float_dtype(out[name]) for name in ("x_min_1", "x_min_1D"))
 
 
 def test_timezone_aware_times():
