@@ -8,7 +8,6 @@ point of the table, so a test of something problem.md does not promise has no ro
 from __future__ import annotations
 
 import pytest
-
 from contract_tables import PROBLEMS, blocks, flat, read_table, statement, suite_functions
 
 

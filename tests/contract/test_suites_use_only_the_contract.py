@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from contract_tables import PROBLEMS, REPO, flat, statement
 
 

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .growing import Tree, grow
+from .growing import grow
 
 
 class NotFittedError(ValueError):
