@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from . import STATS
-
+# The statistics problem.md names, in its order (not imported: the contract exports only the
+# function, and a candidate's rewrite need not define this tuple).
+STATS = ("mean", "std", "min", "max")
 VALUE = "x"
 TIME = "t"
 BY = "k"

@@ -12,8 +12,8 @@ from collections import deque
 from dataclasses import dataclass
 
 
-# Positional construction is part of the contract: `Request("a", 4, 2)`.
-@dataclass(frozen=True, slots=True)
+# Keyword-only, as problem.md declares them: a candidate's rewrite may order the fields its own way.
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
     """One inference request: a prompt to prefill, then up to `max_new_tokens` tokens to decode."""
 
@@ -35,7 +35,7 @@ class State(enum.Enum):
     FINISHED = enum.auto()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepResult:
     """What one step did; each tuple holds request ids in the order the step served them."""
 

@@ -92,7 +92,7 @@ def test_zero_weight_sample_creates_no_point():
 
 def test_class_present_only_with_zero_weight_counts_as_absent():
     """If every negative has weight 0 only positives remain, and the AUC is undefined."""
-    with pytest.raises(ValueError, match="both classes"):
+    with pytest.raises(ValueError):
         roc_auc_score([0, 1, 0, 1], [0.2, 0.5, 0.7, 0.9], sample_weight=[0, 1, 0, 1])
 
 
@@ -119,20 +119,20 @@ def test_auc_is_a_python_float():
 
 
 @pytest.mark.parametrize(
-    ("y_true", "y_score", "kwargs", "message"),
+    ("y_true", "y_score", "kwargs"),
     [
-        ([1, 1, 1], [0.1, 0.2, 0.3], {}, "both classes"),
-        ([0, 1, 1], [0.1, 0.2], {}, "y_score has 2 samples but y_true has 3"),
-        ([], [], {}, "empty"),
-        ([0, 1], [0.1, np.nan], {}, "y_score must be finite"),
-        ([0, 2], [0.1, 0.2], {}, "y_true must contain only 0 and 1"),
-        ([0, 1], [0.1, 0.2], {"sample_weight": [1, -1]}, "non-negative"),
-        ([0, 1], [[0.1, 0.9], [0.2, 0.8]], {}, r"y_score must have shape \(n,\) or \(n, 1\)"),
+        ([1, 1, 1], [0.1, 0.2, 0.3], {}),
+        ([0, 1, 1], [0.1, 0.2], {}),
+        ([], [], {}),
+        ([0, 1], [0.1, np.nan], {}),
+        ([0, 1, 2], [0.1, 0.2, 0.3], {}),
+        ([0, 1], [0.1, 0.2], {"sample_weight": [1, -1]}),
+        ([0, 1], [[0.1, 0.9], [0.2, 0.8]], {}),
     ],
     ids=["one-class", "length-mismatch", "empty", "nan-score", "label-2", "negative-weight",
          "two-columns"],
 )
-def test_bad_input_raises_value_error(y_true, y_score, kwargs, message):
-    """Each kind of invalid input is refused with a ValueError that says what is wrong."""
-    with pytest.raises(ValueError, match=message):
+def test_bad_input_raises_value_error(y_true, y_score, kwargs):
+    """Each kind of invalid input is refused with a ValueError (the message is yours to word)."""
+    with pytest.raises(ValueError):
         roc_curve(y_true, y_score, **kwargs)

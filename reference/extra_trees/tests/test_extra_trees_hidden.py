@@ -126,7 +126,10 @@ def fitted(draw: st.DrawFn, kind: type[Forest]) -> tuple[Forest, np.ndarray, Any
 def test_every_node_follows_the_growth_rules(kind: type[Forest], data: st.DataObject) -> None:
     """Splits, leaves, thresholds, depths, leaf sizes and node values all obey the contract."""
     model, X, y, params = data.draw(fitted(kind))
+    assert isinstance(model.estimators_, tuple), "estimators_ is a tuple"
     assert len(model.estimators_) == params["n_estimators"]
+    assert all(isinstance(tree, Tree) for tree in model.estimators_)
+    assert model.n_features_in_ == X.shape[1]
     assert_grown_by_the_rules(model, X, y, params)
 
 
@@ -221,11 +224,38 @@ def test_the_best_candidate_split_is_kept(
     assert [int(tree.feature[0]) for tree in forest.estimators_] == [2] * 30
 
 
+# Binary columns: every threshold in [0, 1) makes the same partition, so with every feature drawn
+# the root's feature is decided by the split criterion alone. Found by search: the size-weighted
+# Gini (variance) picks column 2, while the unweighted mean of the children's impurities, the
+# weights swapped between the children, entropy or misclassification error (mean absolute
+# deviation or standard deviation for regression) each pick another column.
+CRITERION_CASES = [
+    (ExtraTreesClassifier,
+     np.array([[1, 1, 1, 1, 1, 0, 1, 1, 1, 1], [0, 1, 0, 1, 0, 0, 0, 1, 0, 1],
+               [0, 1, 1, 0, 1, 1, 1, 0, 1, 1]], dtype=float).T,
+     np.array([2, 1, 0, 2, 0, 0, 2, 2, 2, 2])),
+    (ExtraTreesRegressor,
+     np.array([[0, 0, 0, 1, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1, 1, 1], [1, 1, 0, 0, 1, 1, 0, 1]],
+              dtype=float).T,
+     np.array([5.0, 2.0, 0.0, 2.0, 3.0, 4.0, 3.0, 2.0])),
+]
+
+
+@pytest.mark.parametrize(("kind", "X", "y"), CRITERION_CASES, ids=["gini", "variance"])
+def test_the_impurity_decrease_weighs_children_by_their_row_counts(
+    kind: type[Forest], X: np.ndarray, y: np.ndarray
+) -> None:
+    """Gini (variance) of the children weighted by their row counts picks the root's feature."""
+    forest = kind(n_estimators=8, max_features=None, max_depth=1, random_state=0).fit(X, y)
+    assert [int(tree.feature[0]) for tree in forest.estimators_] == [2] * 8
+
+
 @pytest.mark.parametrize(
     ("n_features", "max_features", "drawn"),
     [
         (4, None, 4), (4, 1.0, 4), (4, 3, 3), (4, "sqrt", 2), (8, "sqrt", 2), (3, "sqrt", 1),
         (8, "log2", 3), (3, "log2", 1), (1, "log2", 1), (4, 0.5, 2), (8, 0.3, 2), (4, 0.1, 1),
+        (4, 0.7, 2), (8, 0.2, 1),
     ],
 )
 def test_max_features_sets_how_many_features_a_node_draws(
@@ -239,6 +269,22 @@ def test_max_features_sets_how_many_features_a_node_draws(
     ).fit(X, np.arange(6.0))
     share = np.mean([len(tree.feature) > 1 for tree in forest.estimators_])
     assert abs(share - drawn / n_features) < 0.06, f"root split in {share:.3f} of the trees"
+
+
+def test_default_hyperparameters() -> None:
+    """Defaults: 100 trees; the classifier draws int(sqrt(d)) features, the regressor all d."""
+    X = np.zeros((6, 8))
+    X[:, 0] = np.arange(6.0)  # only feature 0 varies: a root splits exactly when it is drawn
+    y = np.array([0, 1, 0, 1, 0, 1])
+    assert len(ExtraTreesClassifier().fit(X, y).estimators_) == 100
+    assert len(ExtraTreesRegressor().fit(X, y.astype(float)).estimators_) == 100
+    # int(sqrt(8)) = 2 of 8 features: a quarter of the roots split ("log2" would give 3 of 8).
+    clf = ExtraTreesClassifier(n_estimators=400, max_depth=1, random_state=0).fit(X, y)
+    reg = ExtraTreesRegressor(n_estimators=20, max_depth=1, random_state=0).fit(X, y.astype(float))
+    clf_share = np.mean([len(tree.feature) > 1 for tree in clf.estimators_])
+    reg_share = np.mean([len(tree.feature) > 1 for tree in reg.estimators_])
+    assert abs(clf_share - 2 / 8) < 0.06, f"classifier roots split in {clf_share:.3f} of the trees"
+    assert reg_share == 1.0, f"regressor roots split in {reg_share:.2f} of the trees"
 
 
 @pytest.mark.parametrize(("max_features", "near_middle"), [(1, 0.5), (2, 0.75), (3, 0.875)])
@@ -336,9 +382,10 @@ TARGETS = np.arange(4.0)
     ],
 )
 def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, Any]) -> None:
-    """Out-of-range or mistyped hyperparameters raise ValueError (X has 2 features here)."""
+    """Out-of-range or mistyped hyperparameters raise ValueError from fit (X has 2 features)."""
+    model = kind(**params)  # the constructor only stores them: fit checks
     with pytest.raises(ValueError):
-        kind(**params).fit(SMALL_X, TARGETS)
+        model.fit(SMALL_X, TARGETS)
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])

@@ -1,0 +1,197 @@
+"""Hand-written realistic bugs in the reference implementations, one contract point each.
+
+They are the mistakes an engineer makes when writing the code from problem.md (several are what
+the first draft of a rewrite did), written as whole edits rather than one-token mutations, so
+they reach what bugsmith's mutators do not: a criterion swapped for another, a check moved after
+the state change, a rule applied to the wrong rows. test_realistic_bugs.py checks that the
+suites, which assert no message, catch each one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bug:
+    name: str
+    problem: str
+    file: str  # inside reference/<problem>/
+    old: str  # must occur exactly once
+    new: str
+    breaks: str  # the contract point of tests/contract/tables/<problem>.md it breaks
+    more: tuple[tuple[str, str], ...] = ()  # further (old, new) edits of the same file
+
+
+BUGS = (
+    # --- auc ----------------------------------------------------------------------------------
+    Bug(name="auc-tie-runs-end-at-their-first-sample", problem="auc", file="auc.py",
+        old="last = np.r_[np.flatnonzero(np.diff(scores)), scores.size - 1]",
+        new="last = np.r_[0, np.flatnonzero(np.diff(scores)) + 1]",
+        breaks="ties-move-together"),
+    Bug(name="auc-negatives-counted-not-weighed", problem="auc", file="auc.py",
+        old="fps = np.cumsum(weights * ~positive)", new="fps = np.cumsum(~positive).astype(float)",
+        breaks="weights-in-every-rate"),
+    Bug(name="auc-first-threshold-is-max-plus-one", problem="auc", file="auc.py",
+        old="return fpr, tpr, np.r_[np.inf, scores[last]]",
+        new="return fpr, tpr, np.r_[scores[0] + 1, scores[last]]",
+        breaks="first-point"),
+    Bug(name="auc-rectangles-instead-of-trapezoids", problem="auc", file="auc.py",
+        old="np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2",
+        new="np.sum(np.diff(fpr) * tpr[1:])",
+        breaks="auc-trapezoid"),
+    Bug(name="auc-labels-checked-as-a-range", problem="auc", file="auc.py",
+        old="binary = np.isin(labels, (0, 1))",
+        new="binary = (labels.astype(float) >= 0) & (labels.astype(float) <= 1)",
+        breaks="error-labels"),
+    Bug(name="auc-classes-counted-before-dropping-zero-weights", problem="auc", file="auc.py",
+        old="    positive = labels[keep] == 1\n    if positive.all() or not positive.any():",
+        new="    positive = labels[keep] == 1\n    if (labels == 1).all() or not (labels == 1).any():",
+        breaks="error-one-class"),
+    Bug(name="auc-scores-validated-after-dropping-zero-weights", problem="auc", file="auc.py",
+        old=("    if not np.isfinite(scores).all():\n"
+             "        raise ValueError(\"y_score must be finite (no NaN or inf)\")\n"),
+        new="",
+        breaks="validate-zero-weight-samples"),
+    Bug(name="auc-any-two-d-input-flattened", problem="auc", file="auc.py",
+        old="if array.ndim == 2 and array.shape[1] == 1:", new="if array.ndim == 2:",
+        breaks="error-shape"),
+    # --- scheduler ------------------------------------------------------------------------------
+    Bug(name="scheduler-small-requests-overtake-a-blocked-head", problem="scheduler", file="scheduler.py",
+        old="""        while self._waiting:
+            entry = self._waiting[0]
+            if not self._fits(entry.request, budget):
+                break  # FCFS: a head that does not fit blocks everyone behind it
+            self._waiting.popleft()""",
+        new="""        for entry in list(self._waiting):
+            if not self._fits(entry.request, budget):
+                continue
+            self._waiting.remove(entry)""",
+        breaks="blocked-head-stops-admission"),
+    Bug(name="scheduler-cap-ignores-requests-admitted-this-step", problem="scheduler", file="scheduler.py",
+        old="""        admitted: list[_Entry] = []
+        while self._waiting:""",
+        new="""        admitted: list[_Entry] = []
+        self._running_at_start = len(self._running)
+        while self._waiting:""",
+        more=(("return self._max_running is None or len(self._running) < self._max_running",
+               "return self._max_running is None or self._running_at_start < self._max_running"),),
+        breaks="admit-if-fits-and-under-cap"),
+    Bug(name="scheduler-finished-requests-leave-a-step-late", problem="scheduler", file="scheduler.py",
+        old="        decoded = self._running\n",
+        new="        decoded = [entry for entry in self._running if entry.state is State.DECODE]\n",
+        more=(("self._running = [entry for entry in decoded if entry.state is State.DECODE]",
+               "self._running = list(decoded)"),),
+        breaks="finish-in-same-step"),
+    Bug(name="scheduler-admission-before-decodes", problem="scheduler", file="scheduler.py",
+        old="""        decoded, finished = self._decode()
+        prefilled = self._admit(self._token_budget - len(decoded))""",
+        new="""        prefilled = self._admit(self._token_budget - len(self._running))
+        decoded, finished = self._decode()""",
+        breaks="first-token-next-step"),
+    Bug(name="scheduler-finished-ids-may-be-reused", problem="scheduler", file="scheduler.py",
+        old="if request.rid in self._entries:",
+        new="if request.rid in self._entries and self._entries[request.rid].state is not State.FINISHED:",
+        breaks="submit-validation"),
+    Bug(name="scheduler-queued-before-the-budget-check", problem="scheduler", file="scheduler.py",
+        old="""        if request.prompt_tokens > self._token_budget:""",
+        new="""        self._entries[request.rid] = _Entry(request)
+        if request.prompt_tokens > self._token_budget:""",
+        breaks="rejected-call-changes-nothing"),
+    Bug(name="scheduler-run-checks-the-limit-after-stepping", problem="scheduler", file="scheduler.py",
+        old="""            if len(results) == max_steps:
+                raise RuntimeError(f"requests still unfinished after {max_steps} steps")
+            results.append(self.step())""",
+        new="""            results.append(self.step())
+            if len(results) >= max_steps and (self._waiting or self._running):
+                raise RuntimeError(f"requests still unfinished after {max_steps} steps")""",
+        breaks="run-raises-after-max-steps"),
+    Bug(name="scheduler-idle-steps-not-counted", problem="scheduler", file="scheduler.py",
+        old="        self._steps += 1\n",
+        new="        self._steps += 1 if (self._waiting or self._running) else 0\n",
+        breaks="idle-step"),
+    Bug(name="scheduler-tokens-used-forgets-decodes", problem="scheduler", file="scheduler.py",
+        old="tokens_used=len(decoded) + sum(", new="tokens_used=0 + sum(",
+        breaks="tokens-used"),
+    # --- rolling_features -----------------------------------------------------------------------
+    Bug(name="rolling-shift-runs-across-entities", problem="rolling_features", file="rolling_features.py",
+        old="past = _per_entity(values, entity).shift(1)", new="past = values.shift(1)",
+        breaks="past-and-same-entity-only"),
+    Bug(name="rolling-offset-window-drops-its-left-edge", problem="rolling_features",
+        file="rolling_features.py", old='closed="left"', new='closed="neither"',
+        breaks="offset-window"),
+    Bug(name="rolling-offset-window-includes-the-row", problem="rolling_features",
+        file="rolling_features.py", old='closed="left"', new='closed="both"',
+        breaks="past-and-same-entity-only"),
+    Bug(name="rolling-integer-window-needs-one-observation", problem="rolling_features",
+        file="rolling_features.py",
+        old="return _per_entity(past, entity).rolling(window, min_periods=min_periods)",
+        new="return _per_entity(past, entity).rolling(window, min_periods=min_periods or 1)",
+        breaks="min-periods-defaults"),
+    Bug(name="rolling-population-std", problem="rolling_features", file="rolling_features.py",
+        old="features[name] = getattr(rolling, stat)().to_numpy()",
+        new='features[name] = getattr(rolling, stat)(**({"ddof": 0} if stat == "std" else {})).to_numpy()',
+        breaks="sample-std"),
+    Bug(name="rolling-rows-put-back-by-index-label", problem="rolling_features", file="rolling_features.py",
+        old="ordered = df.reset_index(drop=True).sort_values(keys)", new="ordered = df.sort_values(keys)",
+        breaks="index-and-order-kept"),
+    Bug(name="rolling-duplicates-checked-on-time-alone", problem="rolling_features",
+        file="rolling_features.py", old="if df.duplicated(keys).any():", new="if df.duplicated([time]).any():",
+        breaks="one-row-per-time"),
+    Bug(name="rolling-missing-entities-not-checked", problem="rolling_features", file="rolling_features.py",
+        old="if df[keys].isna().any(axis=None):", new="if df[time].isna().any():",
+        breaks="by-complete"),
+    Bug(name="rolling-bare-strings-read-as-lists", problem="rolling_features", file="rolling_features.py",
+        old="if isinstance(items, (str, int)):", new="if isinstance(items, int):",
+        breaks="valueerror-cases"),
+    Bug(name="rolling-bool-values-refused", problem="rolling_features", file="rolling_features.py",
+        old="if not pd.api.types.is_numeric_dtype(df[value]):",
+        new="if pd.api.types.is_bool_dtype(df[value]) or not pd.api.types.is_numeric_dtype(df[value]):",
+        breaks="value-numeric"),
+    # --- extra_trees ----------------------------------------------------------------------------
+    Bug(name="trees-children-impurity-not-weighted", problem="extra_trees", file="tree.py",
+        old="""        (left_sums**2).sum(axis=1) / n_left[valid]
+        + (right_sums**2).sum(axis=1) / n_right[valid]""",
+        new="""        (left_sums**2).sum(axis=1) / n_left[valid] ** 2
+        + (right_sums**2).sum(axis=1) / n_right[valid] ** 2""",
+        breaks="best-impurity-decrease"),
+    Bug(name="trees-threshold-range-of-all-rows", problem="extra_trees", file="tree.py",
+        old="low, high = values.min(axis=0), values.max(axis=0)",
+        new="low, high = X[:, candidates].min(axis=0), X[:, candidates].max(axis=0)",
+        breaks="uniform-threshold"),
+    Bug(name="trees-bootstrap-rows", problem="extra_trees", file="tree.py",
+        old="queue = deque([(np.arange(len(X)), 0)])",
+        new="queue = deque([(rng.integers(0, len(X), len(X)), 0)])",
+        breaks="no-bootstrap"),
+    Bug(name="trees-features-drawn-with-replacement", problem="extra_trees", file="tree.py",
+        old="candidates = rng.permutation(X.shape[1])[: rules.n_candidates]",
+        new="candidates = rng.integers(0, X.shape[1], rules.n_candidates)",
+        breaks="distinct-candidates"),
+    Bug(name="trees-min-samples-leaf-on-the-left-only", problem="extra_trees", file="tree.py",
+        old="valid = (n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf)",
+        new="valid = (n_left >= rules.min_samples_leaf) & (n_right >= 1)",
+        breaks="valid-candidates"),
+    Bug(name="trees-root-at-depth-one", problem="extra_trees", file="tree.py",
+        old="queue = deque([(np.arange(len(X)), 0)])", new="queue = deque([(np.arange(len(X)), 1)])",
+        breaks="root-depth-zero"),
+    Bug(name="trees-apply-sends-ties-right", problem="extra_trees", file="tree.py",
+        old="go_left = X[inner, self.feature[at]] <= self.threshold[at]",
+        new="go_left = X[inner, self.feature[at]] < self.threshold[at]",
+        breaks="left-when-at-most-threshold"),
+    Bug(name="trees-sqrt-rounded-up", problem="extra_trees", file="forest.py",
+        old="return int(np.sqrt(n_features))", new="return int(np.ceil(np.sqrt(n_features)))",
+        breaks="max-features-resolution"),
+    Bug(name="trees-float-max-features-rounded", problem="extra_trees", file="forest.py",
+        old="return max(1, int(max_features * n_features))", new="return max(1, round(max_features * n_features))",
+        breaks="max-features-resolution"),
+    Bug(name="trees-classifier-defaults-to-all-features", problem="extra_trees", file="forest.py",
+        old='max_features: MaxFeatures = "sqrt",', new="max_features: MaxFeatures = 1.0,",
+        breaks="constructor-defaults"),
+    Bug(name="trees-probability-tie-to-the-last-class", problem="extra_trees", file="forest.py",
+        old="return self.classes_[proba.argmax(axis=1)]",
+        new="return self.classes_[proba.shape[1] - 1 - proba[:, ::-1].argmax(axis=1)]",
+        breaks="predict-argmax-first-on-tie"),
+    Bug(name="trees-width-not-checked-at-predict", problem="extra_trees", file="forest.py",
+        old="if X.shape[1] != self.n_features_in_:", new="if X.shape[1] < self.n_features_in_:",
+        breaks="predict-width"),
+)
