@@ -202,7 +202,8 @@ def init(dry_run) -> None:
 @_BUILTIN
 def triage(mutant_ids, seconds, jobs, builtin) -> None:
     """Classify the last run's survivors and suggest the missing tests (all by default)."""
-    from bugsmith.harness.triage import TriageOptions, triage as run_triage, triage_text
+    from bugsmith.harness.triage import TriageOptions, triage_text
+    from bugsmith.harness.triage import triage as run_triage
 
     options = config.resolve(Path.cwd(), builtin=builtin, jobs=jobs)
     result = run_triage(options, tuple(mutant_ids), settings=TriageOptions(search_seconds=seconds),

@@ -6,6 +6,8 @@ threshold, so they move the curve along one (possibly diagonal) segment, never a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -72,7 +74,7 @@ def _weights(sample_weight: ArrayLike, labels: NDArray[np.generic]) -> NDArray[n
     return weights
 
 
-def _column(values: ArrayLike, name: str, dtype: type | None = None) -> NDArray[np.generic]:
+def _column(values: ArrayLike, name: str, dtype: type | None = None) -> NDArray[Any]:
     """`values` as a 1-D array; a single column `(n, 1)` is flattened, any other shape refused."""
     array = np.asarray(values, dtype=dtype)
     if array.ndim == 2 and array.shape[1] == 1:

@@ -128,7 +128,8 @@ def _predict_calls(draw: st.DrawFn, kind: type[Forest]) -> Call:
 
 @st.composite
 def _apply_calls(draw: st.DrawFn) -> Call:
-    kind = draw(st.sampled_from([ExtraTreesClassifier, ExtraTreesRegressor]))
+    kinds: list[type[Forest]] = [ExtraTreesClassifier, ExtraTreesRegressor]
+    kind = draw(st.sampled_from(kinds))
     (model, X), _ = draw(_predict_calls(kind))
     tree: Tree = draw(st.sampled_from(model.estimators_))
     return (tree, X), {}
