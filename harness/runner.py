@@ -50,14 +50,17 @@ class Progress:
     done: int
     total: int
     counts: dict[str, int]
-    elapsed: float
+    elapsed: float  # seconds since the stage started
     stage: str = "mutants"
+    first: int = 0  # done before the stage started (stored or immediate verdicts)
 
     @property
     def eta(self) -> float | None:
-        if not self.done or self.done >= self.total:
+        # From this stage's own pace: stored verdicts cost nothing and the baseline is over.
+        measured = self.done - self.first
+        if measured <= 0 or self.done >= self.total:
             return None
-        return self.elapsed / self.done * (self.total - self.done)
+        return self.elapsed / measured * (self.total - self.done)
 
 
 ProgressCallback = Callable[[Progress], None]
@@ -239,8 +242,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     counts = _counts(store, keys)
     total = len(the_plan.mutants)
     if progress:
-        progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
-                          elapsed=time.monotonic() - started))
+        progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts), elapsed=0.0,
+                          first=sum(counts.values())))
+    phase_started, first = time.monotonic(), sum(counts.values())
 
     order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
 
@@ -251,7 +255,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
         if progress:
             progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
-                              elapsed=time.monotonic() - started))
+                              elapsed=time.monotonic() - phase_started, first=first))
 
     if jobs:
         executor = executors.get()

@@ -26,3 +26,14 @@ def test_the_score_so_far_counts_only_what_the_score_counts() -> None:
     lines = ProgressLines(every=0.0, clock=lambda: 0.0)
     line = lines.line("mutants", 5, 10, {"killed": 2, "timeout": 1, "survived": 1, "error": 1}, 3.0)
     assert line == "bugsmith: mutants 5/10 (50%), score so far 75.0%, ETA 3 s"
+
+
+def test_the_eta_comes_from_the_mutant_phase_own_pace() -> None:
+    """Verdicts found in the store cost nothing and the baseline is over: 100 stored, then 10
+    verdicts in 5 s leave 90 mutants, so 45 s; before any fresh verdict there is no ETA."""
+    from bugsmith.harness.runner import Progress
+
+    start = Progress(done=100, total=200, counts={"killed": 100}, elapsed=0.0, first=100)
+    assert start.eta is None
+    later = Progress(done=110, total=200, counts={"killed": 110}, elapsed=5.0, first=100)
+    assert later.eta == 45.0
