@@ -119,10 +119,12 @@ def command(sandbox: Sandbox, argv: Sequence[str]) -> Launch:
     # Root keeps no user namespace: the command drops to `nobody` through setpriv instead,
     # the only way the kernel enforces the process limit on it.
     args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if as_root else ["--unshare-user"]
-    args += _mount_args(sandbox)
+    # The scratch folders first: bubblewrap mounts in order, so an interpreter or a work folder
+    # that lives under /tmp (a venv made there) is bound over the empty /tmp, not hidden by it.
     args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm"]
     args += [*(["--size", str(sandbox.limits.tmp_mb * 2**20)] if _supports("--size") else []),
              "--perms", "1777", "--tmpfs", "/tmp"]
+    args += _mount_args(sandbox)
     args += ["--clearenv"]
     for name, value in sorted(sandbox.env.items()):
         args += ["--setenv", name, value]
