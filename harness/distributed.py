@@ -18,7 +18,9 @@ like the others, and a worker that leaves never strands a task that only it coul
 
 Results stream back batch by batch into the caller's `on_verdict`, which stores them in the
 same SQLite store as a local run. A Dask worker that dies mid-batch loses nothing: the
-scheduler reruns the batch elsewhere, and only the rerun's verdicts come back, once.
+scheduler reruns the batch elsewhere, and only the rerun's verdicts come back, once. A batch
+Dask loses outright (its future never completes) is sent again once no batch has come back for
+longer than the slowest batch may take.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ INSTALL_HINT = "the dask executor needs Dask: pip install 'bugsmith[dask]'"
 BATCH_LIMIT = 16
 BATCHES_PER_THREAD = 8
 WORKER_WAIT = 60.0  # seconds for a first Dask worker to join the scheduler
+START_SLACK = 120.0  # seconds a new pool may take to start and collect the suite, beyond its control run
+RESENDS = 2  # times a batch that never came back is sent again before the run fails
 
 
 def _distributed() -> Any:
@@ -203,21 +207,53 @@ class DaskExecutor:
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Remember the control run for every pool, and prove it passes on one worker now."""
         self._control = Control(tests=tuple(tests), timeout=timeout)
-        future = self._client.submit(run_batch, self._plugin, self.setup, self._control, [], pure=False)
-        _result(future)
+        self.run([], lambda job, verdict: None)
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
-        """`prepare` (adaptive test order) is ignored: batches are formed before they run."""
-        distributed = _distributed()
-        futures = {
-            self._client.submit(run_batch, self._plugin, self.setup, self._control, batch, pure=False): batch
-            for batch in self._batches(jobs)
-        }
+        """`prepare` (adaptive test order) is ignored: batches are formed before they run.
+
+        Jobs go out in batches; with no jobs, one empty batch proves the control run passes.
+        When no batch comes back for longer than the slowest batch may take, the batches still
+        out are sent again: under load Dask can lose a batch in a gather race ("Couldn't gather
+        keys, rescheduling") and its future then never completes. The first answer wins.
+        """
+        batches = list(self._batches(jobs)) or [[]]
+        patience = _patience(batches, self._control)
+        futures = {self._submit(batch): index for index, batch in enumerate(batches)}
+        out, answered = set(futures), set()
+        sent = [1] * len(batches)
         try:
-            for future in distributed.as_completed(futures):
-                _deliver(futures[future], _result(future), on_verdict)
+            while len(answered) < len(batches):
+                finished = self._first_finished(out, patience)
+                if not finished:
+                    for index in set(range(len(batches))) - answered:
+                        if sent[index] > RESENDS:
+                            raise HarnessError(f"a batch of {len(batches[index])} mutants never came back "
+                                               f"from the Dask cluster ({sent[index]} tries, {patience:.0f} s each)")
+                        sent[index] += 1
+                        future = self._submit(batches[index])
+                        futures[future] = index
+                        out.add(future)
+                    continue
+                for future in finished:
+                    out.discard(future)
+                    index = futures[future]
+                    if index not in answered:
+                        answered.add(index)
+                        _deliver(batches[index], _result(future), on_verdict)
         finally:
-            self._client.cancel(list(futures))  # after a failure, stop what is still queued
+            self._client.cancel(list(futures))  # after a failure or a resend, stop what is still out
+
+    def _submit(self, batch: list[Job]) -> Any:
+        return self._client.submit(run_batch, self._plugin, self.setup, self._control, batch, pure=False)
+
+    def _first_finished(self, out: set[Any], patience: float) -> set[Any]:
+        """The futures of `out` that are done, waiting up to `patience` seconds for the first."""
+        try:
+            done, _ = _distributed().wait(list(out), timeout=patience, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set()
+        return set(done)
 
     def _batches(self, jobs: Sequence[Job]) -> Iterator[list[Job]]:
         # About eight batches per thread: a batch costs Dask ~10 ms, but coarser batches left
@@ -226,6 +262,13 @@ class DaskExecutor:
         size = max(1, min(BATCH_LIMIT, len(jobs) // (threads * BATCHES_PER_THREAD)))
         for start in range(0, len(jobs), size):
             yield list(jobs[start : start + size])
+
+
+def _patience(batches: Sequence[Sequence[Job]], control: Control) -> float:
+    """The longest a batch may take on a fresh pool: every job at its limit twice (a timeout is
+    confirmed by a re-run), after the pool's start-up and control run."""
+    worst = max(sum(2 * max(job.timeout, sum(job.limits)) for job in batch) for batch in batches)
+    return worst + 2 * control.timeout + START_SLACK
 
 
 def _result(future: Any) -> list[Verdict]:

@@ -15,9 +15,11 @@ from test_run import EXPECTED
 from toyproject import TOY_MUTATORS, by_source
 
 from bugsmith import harness
+from bugsmith.harness import distributed as distributed_executor
 from bugsmith.harness.cli import main
 from bugsmith.harness.config import resolve
-from bugsmith.harness.distributed import INSTALL_HINT, DaskExecutor
+from bugsmith.harness.distributed import INSTALL_HINT, Control, DaskExecutor
+from bugsmith.harness.protocol import Job
 
 
 @pytest.fixture
@@ -170,6 +172,52 @@ def test_workers_killed_mid_run_lose_nothing(project: Path, cluster) -> None:
     while _harness_workers(project) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _harness_workers(project) == []
+
+
+class LosesFirstBatch:
+    """A Dask client that loses the first batch of mutants it is given, as Dask can in a gather
+    race under load: that batch's future never completes (its task only sleeps)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.lost: list = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.client, name)
+
+    def submit(self, function, *args, **kwargs):
+        batch = args[-1] if args else None
+        if batch and not self.lost:
+            self.lost.append(batch)
+            return self.client.submit(time.sleep, 600, pure=False)
+        return self.client.submit(function, *args, **kwargs)
+
+
+@pytest.mark.slow
+def test_a_batch_that_never_comes_back_is_sent_again(project: Path, cluster, monkeypatch) -> None:
+    """A lost batch costs one wait of the slowest batch's time, then is sent again: every mutant
+    gets its one right verdict instead of a run that waits forever."""
+    monkeypatch.setattr(distributed_executor, "_patience", lambda batches, control: 30.0)
+    client = LosesFirstBatch(cluster)
+    result = _within(600, harness.run, options=resolve(project), mutators=TOY_MUTATORS,
+                     executor_factory=_on(client))
+    ids = [outcome.mutant_id for outcome in result.outcomes]
+    assert len(client.lost) == 1 and client.lost[0]
+    assert len(ids) == len(set(ids)) == len(result.mutants)
+    assert by_source(result) == EXPECTED
+
+
+def test_patience_covers_the_slowest_batch_with_its_confirmations() -> None:
+    """The wait before resending covers every job of the slowest batch run twice at its limit,
+    plus the pool's control run and start-up: a batch merely slow is never resent."""
+    def job(timeout: float, limits: tuple[float, ...] = ()) -> Job:
+        return Job(mutant_id="m", module="m", path="/m.py", function=None, source="x = 1\n",
+                   tests=("t",), timeout=timeout, limits=limits)
+    control = Control(tests=("t",), timeout=4.0)
+    slow, fast = [job(3.0), job(1.0, limits=(2.0, 3.0))], [job(1.0)]
+    patience = distributed_executor._patience([fast, slow], control)
+    assert patience == 2 * 3.0 + 2 * 5.0 + 2 * 4.0 + distributed_executor.START_SLACK
+    assert distributed_executor._patience([[]], control) == 2 * 4.0 + distributed_executor.START_SLACK
 
 
 def test_without_dask_the_executor_says_how_to_install(project: Path, monkeypatch, capsys) -> None:
