@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +35,7 @@ from bugsmith.harness.job_plan import (
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
-from bugsmith.harness.store import Store
+from bugsmith.harness.store import Store, damaged, hold
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators import registry
@@ -186,21 +187,26 @@ def run(
     """
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    store = Store.open(options.store_path)
-    executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
-                          options)
-    try:
-        if progress:  # the baseline can take a while: say that the run has started
-            progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
-        the_plan = plan(options, store, mutators, executors)
-        return _execute(the_plan, store, started, started_at, progress, executors)
-    finally:
-        executors.close()
-        store.close()
+    with hold(options.store_path.parent):
+        store = Store.open(options.store_path)
+        notes = ([f"the store was damaged: moved it aside to {store.moved_aside.name} and started a new one"]
+                 if store.moved_aside else [])
+        executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
+                              options)
+        try:
+            if progress:  # the baseline can take a while: say that the run has started
+                progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
+            the_plan = plan(options, store, mutators, executors)
+            return _execute(the_plan, store, started, started_at, progress, executors, notes)
+        except sqlite3.DatabaseError as error:  # damaged under a running run: quick_check passed
+            raise damaged(options.store_path, error) from None
+        finally:
+            executors.close()
+            store.close()
 
 
 def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
-             progress: ProgressCallback | None, executors: Executors) -> RunResult:
+             progress: ProgressCallback | None, executors: Executors, notes: list[str]) -> RunResult:
     options, baseline = the_plan.options, the_plan.baseline
     by_id = {test.id: test for test in baseline.tests}
     test_hashes = the_plan.test_hashes
@@ -235,7 +241,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         tests=list(baseline.tests), sources=the_plan.sources,
         dropped={"equivalent": the_plan.enumeration.dropped_equivalent,
                  "duplicates": the_plan.enumeration.dropped_duplicates,
-                 "invalid": the_plan.enumeration.dropped_invalid},
+                 "invalid": the_plan.enumeration.dropped_invalid, "notes": notes},
     )
     for key, outcome in immediate:
         store.put_outcome(key, outcome)
@@ -262,7 +268,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
         executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
-    return store.last_run()
+    return store.run_result(run_id)
 
 
 class KillOrder:
