@@ -20,7 +20,7 @@ from pathlib import Path
 from bugsmith.harness import equivalents
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.discovery import source_files
+from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import (
@@ -42,6 +42,7 @@ from bugsmith.mutators import registry
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.engine import Enumeration, enumerate_mutants
 from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.source_file import read_source
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,7 +116,7 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     setup = executors.setup
     files = [Path(path) for path in setup.sources]
     root = options.root.resolve()
-    sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
     cold = store.baseline(baseline_fingerprint(setup, sources, test_hashes)) is None
     if cold:
@@ -191,8 +192,9 @@ def run(
         store = Store.open(options.store_path)
         notes = ([f"the store was damaged: moved it aside to {store.moved_aside.name} and started a new one"]
                  if store.moved_aside else [])
-        executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
-                              options)
+        files, skipped = discover(options)
+        notes += [f"skipped {s.file}: {s.reason}" for s in skipped]
+        executors = Executors(executor_factory or local_executor, worker_setup(options, files), options)
         try:
             if progress:  # the baseline can take a while: say that the run has started
                 progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
@@ -236,6 +238,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
     store.put_mutants(the_plan.mutants)
+    notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
     run_id = store.start_run(
         started=started_at, root=str(options.root), options=options.describe(), keys=keys,
         tests=list(baseline.tests), sources=the_plan.sources,
