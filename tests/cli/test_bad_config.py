@@ -122,3 +122,18 @@ def test_a_good_table_still_reads(tmp_path: Path) -> None:
         patch.chdir(root)
         done = CliRunner().invoke(cli, ["mutants"])
     assert done.exit_code == 0 and not isinstance(done.exception, BugsmithError), done.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_pytest_args_that_pytest_rejects_say_what_pytest_said(tmp_path: Path, isolation: str) -> None:
+    """An option pytest does not know is a configuration error quoting pytest (exit 2); it used
+    to be "a worker died while collecting the tests: exit status 0" (exit 3)."""
+    root = project(tmp_path / "p", TABLE + 'pytest-args = ["--no-such-option"]\n')
+    done = subprocess.run([sys.executable, "-m", "bugsmith", "run", "--no-report", "--isolation", isolation],
+                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("bugsmith: error:")]
+    assert errors == ["bugsmith: error: pytest refused its arguments: unrecognized arguments: --no-such-option"
+                      " (check pytest-args in [tool.bugsmith] and addopts in the project's pytest configuration)"]
+    assert "Traceback" not in done.stderr
