@@ -35,7 +35,7 @@ from bugsmith.harness.job_plan import (
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
-from bugsmith.harness.store import Store, damaged, hold
+from bugsmith.harness.store import Store, damaged, hold, is_damage
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators import registry
@@ -201,6 +201,8 @@ def run(
             the_plan = plan(options, store, mutators, executors)
             return _execute(the_plan, store, started, started_at, progress, executors, notes)
         except sqlite3.DatabaseError as error:  # damaged under a running run: quick_check passed
+            if not is_damage(error):
+                raise
             raise damaged(options.store_path, error) from None
         finally:
             executors.close()

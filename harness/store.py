@@ -73,13 +73,27 @@ def damaged(path: Path, error: Exception) -> HarnessError:
                         " starts a new one (its verdicts are recomputed), or delete it")
 
 
+class _Unsound(sqlite3.DatabaseError):
+    """`PRAGMA quick_check` found damaged pages."""
+
+
+# SQLite's primary result codes for a damaged file (the low byte of an extended code).
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+def is_damage(error: sqlite3.Error) -> bool:
+    """Whether `error` says the file is damaged, as opposed to busy, locked or unreadable
+    (an OperationalError is also a DatabaseError, and a busy store must never be moved aside)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, _Unsound) or (code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB))
+
+
 def _check(connection: sqlite3.Connection) -> None:
-    """Raise DatabaseError unless the file's pages are sound: milliseconds for a store of
-    thousands of verdicts, and it finds a file overwritten in the middle before anyone trusts
-    any of it."""
+    """Raise unless the file's pages are sound: milliseconds for a store of thousands of
+    verdicts, and it finds a file overwritten in the middle before anyone trusts any of it."""
     problems = connection.execute("PRAGMA quick_check").fetchall()
     if problems != [("ok",)]:
-        raise sqlite3.DatabaseError(" ".join("; ".join(str(row[0]) for row in problems[:2]).split()))
+        raise _Unsound(" ".join("; ".join(str(row[0]) for row in problems[:2]).split()))
 
 
 class Store:
@@ -99,7 +113,9 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             return cls(cls._connect(path), path=path)
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
             aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
             path.rename(aside)
             for suffix in ("-wal", "-shm"):  # they belong to the damaged file, not to a new one
@@ -127,9 +143,9 @@ class Store:
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
             connection.execute("SELECT 1 FROM runs LIMIT 1")
             _check(connection)
-        except sqlite3.DatabaseError as error:
-            raise damaged(path, error) from None
         except sqlite3.Error as error:
+            if is_damage(error):
+                raise damaged(path, error) from None
             raise BugsmithError(f"cannot read the store {path}: {error}") from None
         return cls(connection, path=path)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -18,7 +19,7 @@ from bugsmith.errors import BugsmithError, HarnessError
 from bugsmith.harness.cli import cli
 from bugsmith.harness.config import resolve
 from bugsmith.harness.runner import Progress
-from bugsmith.harness.store import Store
+from bugsmith.harness.store import Store, is_damage
 
 pytestmark = pytest.mark.slow  # real runs: worker processes, mutants
 
@@ -150,3 +151,22 @@ def test_a_damaged_store_is_moved_aside_and_rebuilt(shop: Path, how: str) -> Non
     assert "bugsmith: warning: the store was damaged: moved it aside to bugsmith.sqlite.corrupt-" in done.stderr
     assert len(list(store.parent.glob("bugsmith.sqlite.corrupt-*"))) == 1
     assert run_count(shop) == 1 and invoke(shop, "report", "--json", "-").exit_code == 0
+
+
+def test_a_busy_store_is_never_taken_for_a_damaged_one(tmp_path: Path) -> None:
+    """"database is locked" is a DatabaseError too, but only a damaged file is moved aside."""
+    path = tmp_path / "bugsmith.sqlite"
+    Store.open(path).close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(sqlite3.OperationalError) as busy:
+            sqlite3.connect(path, timeout=0).execute("CREATE TABLE t (x)")
+        assert not is_damage(busy.value)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    path.write_bytes(os.urandom(8192))
+    with pytest.raises(sqlite3.DatabaseError) as garbage:
+        sqlite3.connect(path).execute("PRAGMA journal_mode=WAL")
+    assert is_damage(garbage.value)
