@@ -138,7 +138,9 @@ def read_table(pyproject: Path) -> dict[str, Any] | None:
 
 
 def _shown(value: Any) -> str:
-    return repr(value) if not isinstance(value, (list, dict)) or len(repr(value)) < 40 else type(value).__name__
+    """A value as a message quotes it: whole when short (one line: repr escapes newlines)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:50]}... (a {type(value).__name__})"
 
 
 # Checks: each takes where the value came from (for the message) and the value, and returns the
