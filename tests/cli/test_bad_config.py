@@ -137,3 +137,14 @@ def test_pytest_args_that_pytest_rejects_say_what_pytest_said(tmp_path: Path, is
     assert errors == ["bugsmith: error: pytest refused its arguments: unrecognized arguments: --no-such-option"
                       " (check pytest-args in [tool.bugsmith] and addopts in the project's pytest configuration)"]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["mutant = 5\n", "[mutant]\nid = 'x'\n"])
+def test_a_malformed_list_of_equivalents_names_the_file(tmp_path: Path, text: str) -> None:
+    """The file `equivalents` points to is checked as the table is: a one-line error naming it
+    (`mutant = 5` used to be a TypeError)."""
+    root = project(tmp_path / "p", TABLE + "jobs = 1\n")
+    (root / "equivalent-mutants.toml").write_text(text)
+    message = config_error(root, "run", "--no-report")
+    assert message.startswith(f"{root / 'equivalent-mutants.toml'}: ")
