@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bugsmith.errors import HarnessError
 from bugsmith.harness import equivalents
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
@@ -35,7 +36,7 @@ from bugsmith.harness.job_plan import (
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
-from bugsmith.harness.store import Store, damaged, hold, is_damage
+from bugsmith.harness.store import Store, hold, is_damage, set_aside
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators import registry
@@ -189,10 +190,10 @@ def run(
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     with hold(options.store_path.parent):
+        files, skipped = discover(options)
         store = Store.open(options.store_path)
         notes = ([f"the store was damaged: moved it aside to {store.moved_aside.name} and started a new one"]
                  if store.moved_aside else [])
-        files, skipped = discover(options)
         notes += [f"skipped {s.file}: {s.reason}" for s in skipped]
         executors = Executors(executor_factory or local_executor, worker_setup(options, files), options)
         try:
@@ -200,10 +201,13 @@ def run(
                 progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
             the_plan = plan(options, store, mutators, executors)
             return _execute(the_plan, store, started, started_at, progress, executors, notes)
-        except sqlite3.DatabaseError as error:  # damaged under a running run: quick_check passed
+        except sqlite3.DatabaseError as error:  # damage quick_check did not see at the start
             if not is_damage(error):
                 raise
-            raise damaged(options.store_path, error) from None
+            store.close()
+            aside = set_aside(options.store_path)
+            raise HarnessError(f"the store was found damaged during the run ({error}): moved it aside to"
+                               f" {aside.name}; run again to start a new one") from None
         finally:
             executors.close()
             store.close()

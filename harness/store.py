@@ -88,6 +88,16 @@ def is_damage(error: sqlite3.Error) -> bool:
     return isinstance(error, _Unsound) or (code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB))
 
 
+def set_aside(path: Path) -> Path:
+    """Move a damaged store to `<name>.corrupt-<time>` (kept for a bug report, never read
+    again), so that the next open starts a new one."""
+    aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
+    path.rename(aside)
+    for suffix in ("-wal", "-shm"):  # they belong to the damaged file, not to a new one
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return aside
+
+
 def _check(connection: sqlite3.Connection) -> None:
     """Raise unless the file's pages are sound: milliseconds for a store of thousands of
     verdicts, and it finds a file overwritten in the middle before anyone trusts any of it."""
@@ -116,10 +126,7 @@ class Store:
         except sqlite3.DatabaseError as error:
             if not is_damage(error):
                 raise
-            aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
-            path.rename(aside)
-            for suffix in ("-wal", "-shm"):  # they belong to the damaged file, not to a new one
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            aside = set_aside(path)
             return cls(cls._connect(path), path=path, moved_aside=aside)
 
     @staticmethod

@@ -170,3 +170,22 @@ def test_a_busy_store_is_never_taken_for_a_damaged_one(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.DatabaseError) as garbage:
         sqlite3.connect(path).execute("PRAGMA journal_mode=WAL")
     assert is_damage(garbage.value)
+
+
+def test_damage_found_during_a_run_sets_the_store_aside(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Damage that quick_check missed and a query meets mid-run: one line (exit 4), and the
+    store is already set aside, so the next run starts a new one instead of failing again."""
+    assert invoke(shop, "run", "--no-report").exit_code == 0
+
+    def malformed(self: Store, keys: object) -> dict:
+        error = sqlite3.DatabaseError("database disk image is malformed")
+        error.sqlite_errorcode = 11  # SQLITE_CORRUPT, as sqlite3 sets it
+        raise error
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Store, "cached", malformed)
+        failed = invoke(shop, "run", "--no-report")
+    assert isinstance(failed.exception, HarnessError) and "\n" not in str(failed.exception)
+    assert "found damaged during the run" in str(failed.exception)
+    assert len(list((shop / ".bugsmith").glob("bugsmith.sqlite.corrupt-*"))) == 1
+    assert invoke(shop, "run", "--no-report").exit_code == 0
