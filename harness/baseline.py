@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bugsmith.errors import BaselineError
+from bugsmith.errors import BaselineError, ConfigError
 from bugsmith.harness.interpreter import SuiteCoverage, module_command
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
@@ -115,6 +115,18 @@ def _raise_red(failed: Sequence[TestResult]) -> None:
     )
 
 
+def refused_arguments(output: str) -> ConfigError | None:
+    """pytest's own usage error in the output of a process that ran it (`ERROR: usage: ...`,
+    then argparse's `<prog>: error: <what>`), as the configuration error it is: the process
+    ends normally, so without this the user only hears "exit status 0"."""
+    lines = output.splitlines()
+    if not any(line.startswith("ERROR: usage:") for line in lines):
+        return None
+    what = next((line.split(": error: ", 1)[1] for line in lines if ": error: " in line), "a usage error")
+    return ConfigError(f"pytest refused its arguments: {what.strip()[:200]} (check pytest-args in"
+                       " [tool.bugsmith] and addopts in the project's pytest configuration)")
+
+
 def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
     """Run the suite once in a fresh interpreter; raise BaselineError if it is not green."""
     started = time.monotonic()
@@ -122,6 +134,9 @@ def run_baseline(setup: WorkerSetup, env: dict[str, str]) -> Baseline:
         module_command("bugsmith.harness.child.coverage_run"),
         input=encode(setup), capture_output=True, cwd=setup.root, env=env, check=False,
     )
+    refused = refused_arguments(process.stderr.decode(errors="replace"))
+    if refused is not None:
+        raise refused
     if not process.stdout.strip():
         tail = process.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise BaselineError(f"the baseline test run crashed: {tail[0]}")

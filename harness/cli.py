@@ -90,6 +90,8 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     )
     factory = _executor(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
+    for note in result.notes:
+        click.echo(f"bugsmith: warning: {note}", err=True)
     reports: list[Path] = []
     if not no_report:
         reports = _write_reports(result, report_dir or options.root / options.reports)
@@ -232,15 +234,16 @@ def _first_sentence(doc: str | None) -> str:
 @_BUILTIN
 def mutants(paths, families, as_json, builtin) -> None:
     """List the mutants of files or folders without running anything."""
-    from bugsmith.harness.discovery import source_files
+    from bugsmith.harness.discovery import discover
     from bugsmith.mutators import registry
     from bugsmith.mutators.engine import enumerate_mutants
 
     options = config.resolve(Path.cwd(), tuple(paths), builtin=builtin, families=tuple(families))
-    found = enumerate_mutants(
-        source_files(options), root=options.root,
-        mutators=registry.select(options.families, options.operators),
-    )
+    files, skipped = discover(options)
+    found = enumerate_mutants(files, root=options.root,
+                              mutators=registry.select(options.families, options.operators))
+    for left_out in (*skipped, *found.skipped):
+        click.echo(f"bugsmith: warning: skipped {left_out.file}: {left_out.reason}", err=True)
     for mutant in found.mutants:
         if as_json:
             click.echo(json.dumps(mutant.to_dict()))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,13 +23,6 @@ DEFAULT_EXCLUDE = (
     "**/test/**",
     "**/setup.py",
 )
-_KEYS = {
-    "paths", "tests", "pytest-args", "families", "operators", "exclude",
-    "timeout-factor", "jobs", "isolation", "memory-limit-mb", "equivalents", "reports",
-    "exercises",  # problems for `bugsmith exercises`: read by harness.exercises.projects
-}
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:
     """Everything that decides what a run does. Paths are relative to `root`."""
@@ -115,56 +110,152 @@ def unconfigured_project(start: Path) -> Path | None:
 
 
 def read_table(pyproject: Path) -> dict[str, Any] | None:
+    """The `[tool.bugsmith]` table of `pyproject` with its keys spelt with dashes; None if it
+    has none. Every key must be known and every value of the right type (see `SETTINGS`)."""
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{pyproject}: cannot read: {error}") from None
-    table = data.get("tool", {}).get("bugsmith")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{pyproject}: [tool] must be a table, not {_shown(tool)}")
+    table = tool.get("bugsmith")
     if table is None:
         return None
-    unknown = sorted(set(table) - _KEYS - {key.replace("-", "_") for key in _KEYS})
-    if unknown:
-        raise ConfigError(f"{pyproject}: unknown [tool.bugsmith] key {unknown[0]!r}")
-    return {key.replace("_", "-"): value for key, value in table.items()}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.bugsmith] must be a table, not `bugsmith = {_shown(table)}`")
+    table = {key.replace("_", "-"): value for key, value in table.items()}
+    known = [setting.key for setting in SETTINGS]
+    for key in table:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean {close[0]!r}" if close else f" (known keys: {', '.join(known)})"
+            raise ConfigError(f"{pyproject}: unknown key {key!r} in [tool.bugsmith]{hint}")
+    for setting in SETTINGS:
+        if setting.key in table:
+            setting.check(f"{pyproject}: [tool.bugsmith] {setting.key}", table[setting.key])
+    return table
 
 
-def _strings(table: dict[str, Any], key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
-    value = table.get(key, default)
+def _shown(value: Any) -> str:
+    """A value as a message quotes it: whole when short (one line: repr escapes newlines)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:50]}... (a {type(value).__name__})"
+
+
+# Checks: each takes where the value came from (for the message) and the value, and returns the
+# value as RunOptions holds it, or raises a ConfigError that names the key.
+Check = Callable[[str, Any], Any]
+
+
+def _strings(label: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[tool.bugsmith] {key} must be a list of strings")
+        raise ConfigError(f"{label} must be a list of strings, not {_shown(value)}")
     return tuple(value)
 
 
-def _path(table: dict[str, Any], key: str, default: str) -> str:
-    value = table.get(key, default)
+def _inside(label: str, value: Any) -> tuple[str, ...]:
+    """Paths relative to the project root that stay inside it: bugsmith mutates and tests only
+    the project it runs in (a path outside would also escape the private copy a run uses)."""
+    paths = _strings(label, value)
+    for path in paths:
+        if not path or Path(path).is_absolute() or os.path.normpath(path).split(os.sep)[0] == "..":
+            raise ConfigError(f"{label}: {path!r} is not inside the project: give a path relative to"
+                              " the folder of pyproject.toml, without `..`")
+    return paths
+
+
+def _families(label: str, value: Any) -> tuple[str, ...]:
+    from bugsmith.mutators.family import Family
+
+    families = _strings(label, value)
+    known = [family.value for family in Family]
+    for name in families:
+        if name not in known:
+            raise ConfigError(f"{label}: unknown family {name!r}; choose from {', '.join(known)}")
+    return families
+
+
+def _whole(minimum: int) -> Check:
+    def check(label: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{label} must be a whole number, not {_shown(value)}")
+        if value < minimum:
+            raise ConfigError(f"{label} must be at least {minimum}, not {value}")
+        return value
+
+    return check
+
+
+def _positive(label: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{label} must be a number, not {_shown(value)}")
+    if not value > 0 or value == float("inf"):
+        raise ConfigError(f"{label} must be positive, not {value}")
+    return float(value)
+
+
+def _choice(choices: tuple[str, ...]) -> Check:
+    def check(label: str, value: Any) -> str:
+        if value not in choices:
+            raise ConfigError(f"{label} must be one of {', '.join(choices)}, not {_shown(value)}")
+        return str(value)
+
+    return check
+
+
+def _path(label: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
-        raise ConfigError(f"[tool.bugsmith] {key} must be a path (a string)")
+        raise ConfigError(f"{label} must be a path (a string), not {_shown(value)}")
     return value
 
 
+def _table(label: str, value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{label} must be a table, not {_shown(value)}")
+    return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Setting:
+    """One key of `[tool.bugsmith]`: the check its value must pass and the RunOptions field it
+    sets (None: another stage reads it); `option` is the command-line flag that can override it."""
+
+    key: str
+    check: Check
+    field: str | None = None
+    option: str | None = None
+
+
+# The one place that says what each key may hold; the table and the command line both pass it.
+SETTINGS: tuple[Setting, ...] = (
+    Setting(key="paths", check=_inside, field="paths"),
+    Setting(key="tests", check=_inside, field="tests"),
+    Setting(key="pytest-args", check=_strings, field="pytest_args"),
+    Setting(key="families", check=_families, field="families"),
+    Setting(key="operators", check=_strings, field="operators"),
+    Setting(key="exclude", check=_strings, field="exclude"),
+    Setting(key="timeout-factor", check=_positive, field="timeout_factor", option="--timeout-factor"),
+    Setting(key="jobs", check=_whole(1), field="jobs", option="--jobs"),
+    Setting(key="isolation", check=_choice(ISOLATIONS), field="isolation", option="--isolation"),
+    # Below a few dozen megabytes a worker cannot even import pytest: every mutant would "fail".
+    Setting(key="memory-limit-mb", check=_whole(64), field="memory_limit_mb"),
+    Setting(key="equivalents", check=_path, field="equivalents"),
+    Setting(key="reports", check=_path, field="reports"),
+    Setting(key="exercises", check=_table),  # problems for `bugsmith exercises`: harness.exercises.projects
+)
+
+
 def from_table(root: Path, table: dict[str, Any]) -> RunOptions:
-    paths = _strings(table, "paths") or (".",)
-    tests = _strings(table, "tests") or (("tests",) if (root / "tests").is_dir() else (".",))
-    try:
-        return RunOptions(
-            root=root,
-            paths=paths,
-            tests=tests,
-            pytest_args=_strings(table, "pytest-args"),
-            families=_strings(table, "families"),
-            operators=_strings(table, "operators"),
-            exclude=_strings(table, "exclude"),
-            jobs=int(table.get("jobs", os.cpu_count() or 1)),
-            timeout_factor=float(table.get("timeout-factor", 3.0)),
-            isolation=str(table.get("isolation", "fork")),
-            memory_limit_mb=int(table.get("memory-limit-mb", 4096)),
-            equivalents=_path(table, "equivalents", "equivalent-mutants.toml"),
-            reports=_path(table, "reports", f"{STORE_DIR}/reports"),
-        )
-    except (TypeError, ValueError) as error:
-        raise ConfigError(f"[tool.bugsmith]: {error}") from None
+    values = {
+        setting.field: setting.check(f"[tool.bugsmith] {setting.key}", table[setting.key])
+        for setting in SETTINGS if setting.field and setting.key in table
+    }
+    values["paths"] = values.get("paths") or (".",)
+    values["tests"] = values.get("tests") or (("tests",) if (root / "tests").is_dir() else (".",))
+    return RunOptions(root=root, **values)
 
 
 def resolve(cwd: Path, paths: tuple[str, ...] = (), *, builtin: bool = False,
@@ -239,13 +330,16 @@ def _relative(root: Path, path: Path) -> str:
 
 
 def validate(options: RunOptions) -> RunOptions:
+    """Check what the command line may have changed, with the table's checks, and that every
+    path exists inside the project (a symlinked folder may point elsewhere)."""
+    root = options.root.resolve()
     for path in (*options.paths, *options.tests):
-        if not (options.root / path).exists():
+        full = (options.root / path).resolve()
+        if not full.exists():
             raise ConfigError(f"no such file or directory: {options.root / path}")
-    if options.jobs < 1:
-        raise ConfigError("--jobs must be at least 1")
-    if options.timeout_factor <= 0:
-        raise ConfigError("--timeout-factor must be positive")
-    if options.isolation not in ISOLATIONS:
-        raise ConfigError(f"--isolation must be one of {', '.join(ISOLATIONS)}")
+        if not full.is_relative_to(root):
+            raise ConfigError(f"{options.root / path} leads outside the project root {root} (to {full})")
+    for setting in SETTINGS:
+        if setting.option and setting.field:
+            setting.check(setting.option, getattr(options, setting.field))
     return options

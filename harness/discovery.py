@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bugsmith.errors import ConfigError
 from bugsmith.harness.config import DEFAULT_EXCLUDE, RunOptions
+from bugsmith.mutators.engine import Skipped
 
 
 def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
@@ -17,17 +18,33 @@ def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
     )
 
 
-def source_files(options: RunOptions) -> list[Path]:
-    """The Python files to mutate, sorted, each once."""
+def discover(options: RunOptions) -> tuple[list[Path], list[Skipped]]:
+    """The Python files to mutate (resolved, sorted, each once), and the files left out: a
+    symlink that leads outside the project is not the project's code to mutate, and one bad
+    link must not stop the run."""
     patterns = DEFAULT_EXCLUDE + options.exclude
+    root = options.root.resolve()
     found: set[Path] = set()
+    skipped: dict[str, Skipped] = {}
     for entry in options.paths:
         path = (options.root / entry).resolve()
         if not path.exists():
             raise ConfigError(f"no such file or directory: {path}")
         candidates = [path] if path.is_file() else sorted(path.rglob("*.py"))
         for candidate in candidates:
-            relative = candidate.relative_to(options.root.resolve()).as_posix()
-            if candidate.suffix == ".py" and not _excluded(relative, patterns):
-                found.add(candidate)
-    return sorted(found)
+            as_found = candidate.relative_to(root).as_posix()
+            if candidate.suffix != ".py" or _excluded(as_found, patterns):
+                continue
+            target = candidate.resolve()
+            if not target.is_relative_to(root):
+                skipped[as_found] = Skipped(file=as_found, reason=f"a symlink to {target}, outside the project")
+            elif not target.is_file():
+                skipped[as_found] = Skipped(file=as_found, reason="a broken symlink")
+            elif not _excluded(target.relative_to(root).as_posix(), patterns):
+                found.add(target)
+    return sorted(found), sorted(skipped.values(), key=lambda s: s.file)
+
+
+def source_files(options: RunOptions) -> list[Path]:
+    """The Python files to mutate, sorted, each once."""
+    return discover(options)[0]

@@ -21,8 +21,10 @@ def load(path: Path) -> dict[str, str]:
         return {}
     try:
         entries = tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
-    except tomllib.TOMLDecodeError as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: {error}") from None
+    if not isinstance(entries, list):
+        raise ConfigError(f"{path}: `mutant` must be an array of tables ([[mutant]] entries)")
     reasons: dict[str, str] = {}
     for entry in entries:
         if not isinstance(entry, dict) or not entry.get("id") or not entry.get("reason"):

@@ -20,6 +20,7 @@ from bugsmith.harness.protocol import Job, Patch, Verdict
 from bugsmith.harness.runner import load_baseline, test_file_hashes, worker_setup
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.source_file import read_source
 
 
 def combined_source(source: str, mutants: Sequence[Mutant]) -> str:
@@ -43,7 +44,7 @@ class Evaluator:
         self.options = options
         root = options.root.resolve()
         files = source_files(options)
-        self.sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+        self.sources = {f.relative_to(root).as_posix(): read_source(f) for f in files}
         self.setup = worker_setup(options, files)
         self.baseline: Baseline | None = None
         self.tests: dict[str, TestInfo] = {}

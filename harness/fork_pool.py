@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
-from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs
+from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
 from bugsmith.harness.interpreter import module_command, worker_env
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
@@ -58,6 +58,13 @@ class _Worker:
         """The collected tests, as (id, file) in collection order."""
         ready = self._next_message()
         if ready is None:
+            self.process.wait()
+            try:
+                refused = refused_arguments(self.log_path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                refused = None
+            if refused is not None:
+                raise refused
             # Collection runs the project's conftest and test modules: when it dies, it is
             # the suite that cannot run unmutated (exit 3), as with a collection error.
             raise BaselineError(f"a worker died while collecting the tests: {self._last_words()} "

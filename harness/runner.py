@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -16,10 +17,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bugsmith.errors import HarnessError
 from bugsmith.harness import equivalents
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.discovery import source_files
+from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import (
@@ -34,13 +36,14 @@ from bugsmith.harness.job_plan import (
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
-from bugsmith.harness.store import Store
+from bugsmith.harness.store import Store, hold, is_damage, set_aside
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.engine import Enumeration, enumerate_mutants
 from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.source_file import read_source
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,7 +117,7 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     setup = executors.setup
     files = [Path(path) for path in setup.sources]
     root = options.root.resolve()
-    sources = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
     cold = store.baseline(baseline_fingerprint(setup, sources, test_hashes)) is None
     if cold:
@@ -186,21 +189,32 @@ def run(
     """
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    store = Store.open(options.store_path)
-    executors = Executors(executor_factory or local_executor, worker_setup(options, source_files(options)),
-                          options)
-    try:
-        if progress:  # the baseline can take a while: say that the run has started
-            progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
-        the_plan = plan(options, store, mutators, executors)
-        return _execute(the_plan, store, started, started_at, progress, executors)
-    finally:
-        executors.close()
-        store.close()
+    with hold(options.store_path.parent):
+        files, skipped = discover(options)
+        store = Store.open(options.store_path)
+        notes = ([f"the store was damaged: moved it aside to {store.moved_aside.name} and started a new one"]
+                 if store.moved_aside else [])
+        notes += [f"skipped {s.file}: {s.reason}" for s in skipped]
+        executors = Executors(executor_factory or local_executor, worker_setup(options, files), options)
+        try:
+            if progress:  # the baseline can take a while: say that the run has started
+                progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
+            the_plan = plan(options, store, mutators, executors)
+            return _execute(the_plan, store, started, started_at, progress, executors, notes)
+        except sqlite3.DatabaseError as error:  # damage quick_check did not see at the start
+            if not is_damage(error):
+                raise
+            store.close()
+            aside = set_aside(options.store_path)
+            raise HarnessError(f"the store was found damaged during the run ({error}): moved it aside to"
+                               f" {aside.name}; run again to start a new one") from None
+        finally:
+            executors.close()
+            store.close()
 
 
 def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
-             progress: ProgressCallback | None, executors: Executors) -> RunResult:
+             progress: ProgressCallback | None, executors: Executors, notes: list[str]) -> RunResult:
     options, baseline = the_plan.options, the_plan.baseline
     by_id = {test.id: test for test in baseline.tests}
     test_hashes = the_plan.test_hashes
@@ -230,12 +244,13 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
     store.put_mutants(the_plan.mutants)
+    notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
     run_id = store.start_run(
         started=started_at, root=str(options.root), options=options.describe(), keys=keys,
         tests=list(baseline.tests), sources=the_plan.sources,
         dropped={"equivalent": the_plan.enumeration.dropped_equivalent,
                  "duplicates": the_plan.enumeration.dropped_duplicates,
-                 "invalid": the_plan.enumeration.dropped_invalid},
+                 "invalid": the_plan.enumeration.dropped_invalid, "notes": notes},
     )
     for key, outcome in immediate:
         store.put_outcome(key, outcome)
@@ -262,7 +277,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
         executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
-    return store.last_run()
+    return store.run_result(run_id)
 
 
 class KillOrder:

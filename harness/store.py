@@ -3,18 +3,26 @@
 Outcomes are keyed by a hash of everything that can change a verdict (the mutant, the code of
 its function, its covering tests and their files, the verdict options), so an interrupted run
 resumes where it stopped and a re-run after an edit re-tests only what the edit touched.
-Read-only commands open the file read-only and never create it.
+Read-only commands open the file read-only and never create it, so `report` and `show` are
+safe while a run writes. One run at a time holds the store (`hold`): two runs at once would
+both do all the work, and each would report whichever run started last. The store is a cache
+of verdicts, so a damaged file is moved aside and rebuilt by `run`, never a traceback.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bugsmith.errors import BugsmithError
+from bugsmith.errors import BugsmithError, HarnessError
 from bugsmith.harness.config import STORE_DIR, make_state_folder
 from bugsmith.harness.outcome import Outcome, RunResult, TestInfo
 from bugsmith.mutators.mutant import Mutant
@@ -31,21 +39,108 @@ CREATE TABLE IF NOT EXISTS extras (kind TEXT, key TEXT, data TEXT, PRIMARY KEY (
 """
 
 
+LOCK_FILE = "run.lock"
+
+
+@contextmanager
+def hold(folder: Path) -> Iterator[None]:
+    """Hold the state folder for one run, or fail at once naming the run that holds it.
+
+    An advisory `flock` on `folder/run.lock`, which holds the holder's pid: the kernel releases
+    it when the holder ends however it ends, so a killed run never leaves a stale lock. The
+    descriptor is not inherited by the processes a run starts (Python opens it close-on-exec).
+    """
+    make_state_folder(folder)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise BugsmithError(f"another bugsmith run (pid {holder}) is using {folder}/: wait for it to"
+                                " end (or stop it) and run again") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def damaged(path: Path, error: Exception) -> HarnessError:
+    return HarnessError(f"the store {path} is damaged ({error}): `bugsmith run` moves it aside and"
+                        " starts a new one (its verdicts are recomputed), or delete it")
+
+
+class _Unsound(sqlite3.DatabaseError):
+    """`PRAGMA quick_check` found damaged pages."""
+
+
+# SQLite's primary result codes for a damaged file (the low byte of an extended code).
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
+
+
+def is_damage(error: sqlite3.Error) -> bool:
+    """Whether `error` says the file is damaged, as opposed to busy, locked or unreadable
+    (an OperationalError is also a DatabaseError, and a busy store must never be moved aside)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(error, _Unsound) or (code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB))
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged store to `<name>.corrupt-<time>` (kept for a bug report, never read
+    again), so that the next open starts a new one."""
+    aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
+    path.rename(aside)
+    for suffix in ("-wal", "-shm"):  # they belong to the damaged file, not to a new one
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return aside
+
+
+def _check(connection: sqlite3.Connection) -> None:
+    """Raise unless the file's pages are sound: milliseconds for a store of thousands of
+    verdicts, and it finds a file overwritten in the middle before anyone trusts any of it."""
+    problems = connection.execute("PRAGMA quick_check").fetchall()
+    if problems != [("ok",)]:
+        raise _Unsound(" ".join("; ".join(str(row[0]) for row in problems[:2]).split()))
+
+
 class Store:
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, *, path: Path | None = None,
+                 moved_aside: Path | None = None) -> None:
         self.db = connection
+        self.path = path
+        self.moved_aside = moved_aside  # where a damaged store went, when `open` rebuilt it
 
     @classmethod
     def open(cls, path: Path) -> Store:
+        """Open (or create) the store for writing; a damaged file is moved aside to
+        `bugsmith.sqlite.corrupt-<time>` and a new store started in its place."""
         if path.parent.name == STORE_DIR:
             make_state_folder(path.parent)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return cls(cls._connect(path), path=path)
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
+            aside = set_aside(path)
+            return cls(cls._connect(path), path=path, moved_aside=aside)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
         connection = sqlite3.connect(path, isolation_level=None, timeout=30)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        connection.executescript(SCHEMA)
-        return cls(connection)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            _check(connection)
+            connection.executescript(SCHEMA)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
 
     @classmethod
     def open_read_only(cls, path: Path) -> Store:
@@ -54,9 +149,12 @@ class Store:
         try:
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
             connection.execute("SELECT 1 FROM runs LIMIT 1")
+            _check(connection)
         except sqlite3.Error as error:
+            if is_damage(error):
+                raise damaged(path, error) from None
             raise BugsmithError(f"cannot read the store {path}: {error}") from None
-        return cls(connection)
+        return cls(connection, path=path)
 
     def close(self) -> None:
         self.db.close()
@@ -69,7 +167,10 @@ class Store:
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for key, data in self.db.execute(f"SELECT key, data FROM outcomes WHERE key IN ({marks})", chunk):
-                found[key] = Outcome.from_dict(json.loads(data))
+                try:
+                    found[key] = Outcome.from_dict(json.loads(data))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a garbled verdict is a cache miss: the run computes it again
         return found
 
     def put_outcome(self, key: str, outcome: Outcome) -> None:
@@ -99,7 +200,7 @@ class Store:
 
     # runs -----------------------------------------------------------------------------
     def start_run(self, *, started: str, root: str, options: dict[str, Any], keys: dict[str, str],
-                  tests: list[TestInfo], sources: dict[str, str], dropped: dict[str, int]) -> int:
+                  tests: list[TestInfo], sources: dict[str, str], dropped: dict[str, Any]) -> int:
         cursor = self.db.execute(
             "INSERT INTO runs (started, duration, finished, root, options, keys, tests, sources, dropped)"
             " VALUES (?, 0, 0, ?, ?, ?, ?, ?, ?)",
@@ -113,13 +214,21 @@ class Store:
         self.db.execute("UPDATE runs SET duration = ?, finished = 1 WHERE id = ?", (duration, run_id))
 
     def last_run(self) -> RunResult:
-        """The most recent run, with the outcomes stored so far (an interrupted run is partial)."""
+        """The most recent run, with the outcomes stored so far (an interrupted run, or one
+        still going, is partial)."""
+        row = self.db.execute("SELECT MAX(id) FROM runs").fetchone()
+        if row is None or row[0] is None:
+            raise BugsmithError("the store holds no run yet: run `bugsmith run` first")
+        return self.run_result(row[0])
+
+    def run_result(self, run_id: int) -> RunResult:
+        """Run `run_id` with its outcomes: a run reports itself, never a later one."""
         row = self.db.execute(
-            "SELECT started, duration, root, options, keys, tests, sources, dropped FROM runs"
-            " ORDER BY id DESC LIMIT 1"
+            "SELECT started, duration, root, options, keys, tests, sources, dropped FROM runs WHERE id = ?",
+            (run_id,),
         ).fetchone()
         if row is None:
-            raise BugsmithError("the store holds no run yet: run `bugsmith run` first")
+            raise HarnessError(f"the store has no run {run_id}")
         started, duration, root, options, keys, tests, sources, dropped = row
         keys = json.loads(keys)
         outcomes = self.cached(keys.values())
@@ -136,6 +245,7 @@ class Store:
             sources=json.loads(sources),
             dropped_equivalent=dropped.get("equivalent", 0),
             dropped_duplicates=dropped.get("duplicates", 0),
+            notes=tuple(dropped.get("notes", ())),
         )
 
     # results of later stages (triage, exercises) ---------------------------------------

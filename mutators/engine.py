@@ -24,6 +24,7 @@ from bugsmith.mutators.compiled import CompileUnits
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
+from bugsmith.mutators.source_file import read_source
 from bugsmith.mutators.splice import Splice, splice
 
 
@@ -37,10 +38,19 @@ class FileMutants:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    """A file left out of a run, and why (a run goes on without it; the user is told)."""
+
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Enumeration:
     mutants: tuple[Mutant, ...]
     files: tuple[FileMutants, ...]
     seconds: float
+    skipped: tuple[Skipped, ...] = ()
 
     @property
     def dropped_equivalent(self) -> int:
@@ -209,17 +219,21 @@ def enumerate_mutants(
     """The mutants of `files` (already discovered), each file read, parsed and visited once."""
     started = time.perf_counter()
     results = []
+    skipped = []
     for path in files:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
+        source = read_source(path, relative)
         try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise SourceError(f"{relative}: cannot read: {error}") from None
-        results.append(
-            mutants_of_source(source, file=relative, module=module_name(path), mutators=mutators)
-        )
+            results.append(
+                mutants_of_source(source, file=relative, module=module_name(path), mutators=mutators)
+            )
+        except RecursionError:
+            # libcst visits expressions recursively; CPython compiles deeper ones (a sum of
+            # hundreds of terms). Raising the limit could overflow the C stack instead.
+            skipped.append(Skipped(file=relative, reason="too deeply nested for libcst to visit"))
     return Enumeration(
         mutants=tuple(m for r in results for m in r.mutants),
         files=tuple(results),
         seconds=time.perf_counter() - started,
+        skipped=tuple(skipped),
     )

@@ -33,6 +33,7 @@ from bugsmith.harness.tasks import (
 from bugsmith.harness.triage.finding import KIND, Finding, stored_findings
 from bugsmith.harness.triage.recording import record_calls
 from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.source_file import read_source
 
 STARTUP_SECONDS = 15.0  # a child imports hypothesis and the problem's strategies
 CHECK_SECONDS = 10.0
@@ -104,7 +105,7 @@ def _setup(options: RunOptions, last: RunResult) -> WorkerSetup:
     root = options.root.resolve()
     for file, text in last.sources.items():
         path = root / file
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        if not path.is_file() or read_source(path) != text:
             raise BugsmithError(f"{file} changed since the last run: run `bugsmith run` again first")
     return WorkerSetup(
         root=str(root), pytest_args=tuple(last.options.get("pytest_args", options.pytest_args)),
