@@ -67,15 +67,15 @@ def _first_line(node: ast.AST) -> int:
     """Where a statement starts: its first decorator, or its pattern for a `case`."""
     if isinstance(node, ast.match_case):
         return node.pattern.lineno
-    line: int = getattr(node, "lineno", 0)
-    return min([line, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    assert isinstance(node, ast.stmt | ast.excepthandler), "_BLOCKS hold statements and cases"
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
 
 
 def _last_line(node: ast.AST) -> int:
     if isinstance(node, ast.match_case):
         return _last_line(node.body[-1])
-    last = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
-    return int(last)
+    assert isinstance(node, ast.stmt | ast.excepthandler), "_BLOCKS hold statements and cases"
+    return node.end_lineno or node.lineno
 
 
 _BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")  # the fields that hold statements
