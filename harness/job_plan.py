@@ -13,7 +13,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.mutators.mutant import Mutant, Span
 
-CACHE_VERSION = "2"  # 2: TestCase failures were missed before (recorder hook order)
+CACHE_VERSION = "3"  # 3: a mutant that breaks the import is killed (an error before); 2: TestCase failures
 
 
 def span_lines(mutant: Mutant) -> range:
