@@ -111,8 +111,16 @@ class ForkedChildren:
             queue.put = self._saving_first(queue.put)
 
     def _saving_first(self, put: Callable[..., None]) -> Callable[..., None]:
+        # Saving takes milliseconds; a pool may hand back thousands of results. So a child saves
+        # before its 1st, 2nd, 4th, 8th... result: what only its late tasks ran can be lost if
+        # the pool is terminated, never what it ran before it returned.
+        puts = 0
+
         def put_after_saving(queue: Any, *args: Any, **kwargs: Any) -> None:
-            self._save()
+            nonlocal puts
+            puts += 1
+            if puts & (puts - 1) == 0:
+                self._save()
             put(queue, *args, **kwargs)
 
         return put_after_saving
