@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from bugsmith import harness
+from bugsmith.harness.baseline import run_baseline
 from bugsmith.harness.config import resolve
+from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.job_plan import Statements
+from bugsmith.harness.protocol import WorkerSetup
 from bugsmith.mutators.mutant import Span
 
 COND = '''\
@@ -142,3 +145,14 @@ def test_a_mutant_that_breaks_the_import_is_killed_with_the_import_error(gaps_ru
     assert broken.exception == "ZeroDivisionError"
     assert "division" in broken.message
 
+
+
+@pytest.mark.slow
+def test_the_fresh_interpreter_baseline_follows_forked_children_and_never_warns(gaps_project: Path) -> None:
+    """The subprocess executors' baseline (`child.coverage_run` in its own interpreter) sees the
+    pool's children too, under the same `filterwarnings = ["error"]`."""
+    sources = tuple(str(path) for path in sorted((gaps_project / "gaps").glob("*.py")))
+    setup = WorkerSetup(root=str(gaps_project), pytest_args=(), test_paths=("tests",), sources=sources,
+                        memory_limit_mb=1024)
+    baseline = run_baseline(setup, worker_env(str(gaps_project)))
+    assert baseline.lines["gaps/par.py"][5] == ("tests/test_gaps.py::test_squares",)
