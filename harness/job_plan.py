@@ -11,9 +11,9 @@ from pathlib import Path
 
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.mutant import Mutant, Span
 
-CACHE_VERSION = "2"  # 2: TestCase failures were missed before (recorder hook order)
+CACHE_VERSION = "3"  # 3: a mutant that breaks the import is killed (an error before); 2: TestCase failures
 
 
 def span_lines(mutant: Mutant) -> range:
@@ -22,8 +22,76 @@ def span_lines(mutant: Mutant) -> range:
     return range(span.line, last + 1)
 
 
-def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestInfo]) -> tuple[str, ...]:
-    """The tests that execute the mutant's site, fastest first.
+class Statements:
+    """The statements of one file, to find the lines that stand for a mutant's site.
+
+    The interpreter reports a line only when an instruction starts on it, and the lines of one
+    statement do not all get one: under Python 3.11 the `if not (` of a condition written over
+    several lines has none (the `not` is folded into the jump), so the tests that run the
+    condition are recorded on its other lines only. A site therefore stands for the lines of the
+    innermost statement around it; of a compound statement (`if`, `while`, `for`, `with`, `def`,
+    `except`), only its header, never its body, which other tests may run without it.
+    """
+
+    def __init__(self, source: str) -> None:
+        try:
+            self._tree: ast.Module | None = ast.parse(source)
+        except (SyntaxError, ValueError):  # libcst read what this Python cannot: the span alone
+            self._tree = None
+
+    def lines(self, span: Span) -> range:
+        """The lines of the innermost statement that holds `span` (its header if compound)."""
+        node = None if self._tree is None else _innermost(self._tree, span.line, span.end_line)
+        if node is None:
+            return range(span.line, span.end_line + 1)
+        first = _first_line(node)
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.Match):
+            last = node.subject.end_lineno or first
+        elif isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = max(first, body[0].lineno - 1)  # the header: up to the body's first line
+        else:
+            last = _last_line(node)
+        return range(first, last + 1)
+
+
+def _innermost(node: ast.AST, first: int, last: int) -> ast.AST | None:
+    for field in _BLOCKS:
+        for child in getattr(node, field, ()):
+            if _first_line(child) <= first and last <= _last_line(child):
+                return _innermost(child, first, last) or child
+    return None
+
+
+def _first_line(node: ast.AST) -> int:
+    """Where a statement starts: its first decorator, or its pattern for a `case`."""
+    if isinstance(node, ast.match_case):
+        return node.pattern.lineno
+    assert isinstance(node, ast.stmt | ast.excepthandler), "_BLOCKS hold statements and cases"
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+
+
+def _last_line(node: ast.AST) -> int:
+    if isinstance(node, ast.match_case):
+        return _last_line(node.body[-1])
+    assert isinstance(node, ast.stmt | ast.excepthandler), "_BLOCKS hold statements and cases"
+    return node.end_lineno or node.lineno
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")  # the fields that hold statements
+
+
+def site_lines(mutant: Mutant, statements: Statements | None = None) -> set[int]:
+    """The lines whose execution means the mutant's site ran: its own and its statement's."""
+    lines = set(span_lines(mutant))
+    if statements is not None:
+        lines.update(statements.lines(mutant.span))
+    return lines
+
+
+def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestInfo],
+                   statements: Statements | None = None) -> tuple[str, ...]:
+    """The tests that execute the mutant's site (any line of `site_lines`), fastest first.
 
     A site that runs at import time (module level, defaults) is executed by the import, not by
     a test. A test file with a test that runs any line of the module imports it, and its other
@@ -35,7 +103,7 @@ def covering_tests(mutant: Mutant, baseline: Baseline, by_id: Mapping[str, TestI
         files = {by_id[test].file for tests in lines.values() for test in tests if test in by_id}
         ids = {test for test, info in by_id.items() if info.file in files} or set(by_id)
     else:
-        ids = {test for line in span_lines(mutant) for test in lines.get(line, ())}
+        ids = {test for line in site_lines(mutant, statements) for test in lines.get(line, ())}
     return tuple(sorted((i for i in ids if i in by_id), key=lambda i: (by_id[i].duration, i)))
 
 

@@ -25,6 +25,7 @@ from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import (
+    Statements,
     cache_key,
     covering_tests,
     file_hash,
@@ -220,6 +221,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     test_hashes = the_plan.test_hashes
     scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
     ranges = {file: statement_ranges(text) for file, text in the_plan.sources.items()}
+    statements = {file: Statements(text) for file, text in the_plan.sources.items()}
     reviewed = equivalents.load(options.root / options.equivalents)
     keys: dict[str, str] = {}
     jobs: list[Job] = []
@@ -227,10 +229,10 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     at_import = {file: import_calls(text) for file, text in the_plan.sources.items()}
     for mutant in the_plan.mutants:
         runnable = mutant
-        tests = covering_tests(mutant, baseline, by_id)
+        tests = covering_tests(mutant, baseline, by_id, statements[mutant.file])
         if at_import[mutant.file].needs_fresh_import(mutant.function, covered=bool(tests)):
             runnable = replace(mutant, function=None)  # only a fresh import runs it as the module would
-            tests = covering_tests(runnable, baseline, by_id)
+            tests = covering_tests(runnable, baseline, by_id, statements[mutant.file])
         scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
         key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
         keys[mutant.id] = key

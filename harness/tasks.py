@@ -72,6 +72,10 @@ class RecordedCall:
     test: str
     args: str
     result: str
+    # Which of the function objects that share the code was called (a decorator's wrapper is
+    # one per decorated function, each with its own closure): "module:qualname", as
+    # functools.wraps names it; "" when they are alike.
+    callee: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -153,16 +153,19 @@ def _without_defaults(tree: ast.Module) -> str:
 
 
 class _MutantLoader(importlib.abc.Loader):
-    def __init__(self, path: str, source: str) -> None:
-        self._path = path
-        self._source = source
+    def __init__(self, finder: MutantFinder) -> None:
+        self._finder = finder
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None
 
     def exec_module(self, module: types.ModuleType) -> None:
-        code = compile(self._source, self._path, "exec", dont_inherit=True)
-        exec(code, module.__dict__)
+        try:
+            code = compile(self._finder.source, self._finder.path, "exec", dont_inherit=True)
+            exec(code, module.__dict__)
+        except BaseException as error:
+            self._finder.error = error  # the mutant breaks the import: pytest may not say how
+            raise
 
 
 class MutantFinder(importlib.abc.MetaPathFinder):
@@ -170,22 +173,24 @@ class MutantFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, module: str, path: str, source: str) -> None:
         self._module = module
-        self._path = path
-        self._source = source
+        self.path = path
+        self.source = source
+        self.error: BaseException | None = None  # what executing the mutated module raised
 
     def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001 - importlib's API
         if fullname != self._module:
             return None
-        is_package = Path(self._path).name == "__init__.py"
+        is_package = Path(self.path).name == "__init__.py"
         spec = importlib.machinery.ModuleSpec(
-            fullname, _MutantLoader(self._path, self._source), origin=self._path,
-            is_package=is_package,
+            fullname, _MutantLoader(self), origin=self.path, is_package=is_package,
         )
         if is_package:
-            spec.submodule_search_locations = [str(Path(self._path).parent)]
+            spec.submodule_search_locations = [str(Path(self.path).parent)]
         spec.has_location = True
         return spec
 
 
-def install_finder(module: str, path: str, source: str) -> None:
-    sys.meta_path.insert(0, MutantFinder(module, path, source))
+def install_finder(module: str, path: str, source: str) -> MutantFinder:
+    finder = MutantFinder(module, path, source)
+    sys.meta_path.insert(0, finder)
+    return finder

@@ -71,13 +71,16 @@ def test_files(tests: tuple[str, ...]) -> list[str]:
 
 def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> Verdict:
     watchdog = Watchdog(job, stream, collect_limit)  # armed before the mutant is first imported
-    for patch in job.patches:
-        install_finder(patch.module, patch.path, patch.source)
+    finders = [install_finder(patch.module, patch.path, patch.source) for patch in job.patches]
     recorder = Recorder(frozenset(setup.sources))
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
     pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.root)])
+    import_error = next((finder.error for finder in finders if finder.error is not None), None)
+    broken = recorder.broken_collection(import_error, setup.root)
+    if broken is not None:  # as under plain pytest, the run fails: a kill, with the error quoted
+        return Verdict(mutant_id=job.mutant_id, results=(broken,))
     if selection.errors:
         return Verdict(
             mutant_id=job.mutant_id,

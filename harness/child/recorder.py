@@ -8,6 +8,7 @@ one-line report instead of pytest's formatted one.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -28,6 +29,26 @@ def first_lines(error: BaseException, lines: int = 6, limit: int = MESSAGE_LIMIT
     return "\n".join(text.strip().splitlines()[:lines])[:limit]
 
 
+def _last_error_line(report: pytest.CollectReport) -> str:
+    """The line pytest ends a collection error with (`E   ImportError: ...`), without the `E`."""
+    lines = str(report.longrepr).strip().splitlines() or ["(no message)"]
+    last = lines[-1].strip()
+    return (last[1:] if last.startswith("E ") else last).strip()
+
+
+def _importer(error: BaseException, root: str) -> str:
+    """The project's file that started the import that failed (a conftest, a test module),
+    relative to `root`: the first of the project's frames in the traceback."""
+    files = []
+    tb = error.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith(root + os.sep) and "site-packages" not in name:
+            files.append(os.path.relpath(name, root))
+        tb = tb.tb_next
+    return (files or ["(import)"])[0]
+
+
 def _through(tb: Any, sources: frozenset[str]) -> bool:
     while tb is not None:
         if tb.tb_frame.f_code.co_filename in sources:
@@ -45,6 +66,36 @@ class Recorder:
         self.failed: list[str] = []
         self.durations: dict[str, float] = {}
         self._pending: dict[tuple[str, str], TestResult] = {}
+        self.collect_failures: list[TestResult] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            exception, _, message = _last_error_line(report).partition(": ")
+            self.collect_failures.append(TestResult(
+                id=report.nodeid, outcome="failed", when="collect",
+                exception=exception if exception.isidentifier() else "CollectError",
+                message=message if exception.isidentifier() else exception, in_source=False))
+
+    def broken_collection(self, import_error: BaseException | None, root: str) -> TestResult | None:
+        """The failure that stopped the tests before any ran, or None.
+
+        A test file that cannot be collected fails a plain pytest run, and so does a conftest
+        that cannot be imported (pytest then reports no test at all): either kills the mutant
+        that caused it. `import_error` is what executing the mutated module raised, if it did:
+        the exact exception, where pytest's report has only text.
+        """
+        if self.collect_failures:
+            first = self.collect_failures[0]
+            if import_error is None:
+                return first
+            return TestResult(id=first.id, outcome="failed", when="collect",
+                              exception=type(import_error).__name__, message=first_lines(import_error),
+                              in_source=True)
+        if import_error is None or self.results:
+            return None
+        return TestResult(id=_importer(import_error, root), outcome="failed", when="collect",
+                          exception=type(import_error).__name__, message=first_lines(import_error),
+                          in_source=True)
 
     # Not tryfirst: pytest's unittest support moves a TestCase's failure (or its SkipTest)
     # into `call` in a tryfirst hook of its own, and this firstresult hook must see that.

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import replace
 from typing import Any, BinaryIO, Protocol
 
@@ -28,7 +29,7 @@ import pytest
 
 from bugsmith.harness.child import coverage_run
 from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
-from bugsmith.harness.child.recorder import Recorder
+from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
     enter_project,
@@ -119,6 +120,8 @@ class ForkServer(CollectErrors):
             os.close(read_end)
             try:
                 self._child(job, write_end)
+            except BaseException as error:  # noqa: BLE001 - else the parent learns only "exited"
+                self._crashed(job, write_end, error)
             finally:
                 os._exit(0)
         os.close(write_end)
@@ -177,6 +180,19 @@ class ForkServer(CollectErrors):
             if result.outcome == "failed" and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
+
+    def _crashed(self, job: Job, fd: int, error: BaseException) -> None:  # pragma: no cover - child
+        """Log the traceback (the worker's log) and report the error, with the tests' results so
+        far, as the job's verdict."""
+        traceback.print_exc()
+        sys.stderr.flush()
+        verdict = Verdict(mutant_id=job.mutant_id, results=tuple(self.recorder.results.values()),
+                          error=f"the test process failed outside a test: {type(error).__name__}: "
+                                f"{first_lines(error, 3, 400)}")
+        try:
+            os.write(fd, encode(verdict))
+        except OSError:
+            pass
 
     def _baseline(self, job: Job, out: BinaryIO) -> None:
         items = [self.items[test] for test in job.tests if test in self.items]

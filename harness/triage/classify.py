@@ -7,6 +7,7 @@ survivor in the fork-server pool (replay, then search) -> two check jobs per dra
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -77,7 +78,7 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
         survivors = _survivors(last, mutant_ids)
         setup = _setup(options, last)
         recording_started = time.monotonic()
-        targets = {(_path(options, m), m.function) for m in survivors if m.function}
+        targets = {(_path(options, m), callee(m, last.sources[m.file])) for m in survivors if m.function}
         recorded = record_calls(setup, targets, worker_env(setup.root), settings.recording) if survivors else {}
         recording_seconds = time.monotonic() - recording_started
         findings = _probe_all(options, setup, last, survivors, recorded, settings, progress, started)
@@ -118,13 +119,48 @@ def _path(options: RunOptions, mutant: Mutant) -> str:
     return str(options.root.resolve() / mutant.file)
 
 
+def _key(options: RunOptions, last: RunResult, mutant: Mutant) -> str:
+    return target_key((_path(options, mutant), callee(mutant, last.sources[mutant.file])))
+
+
+def callee(mutant: Mutant, source: str) -> str:
+    """The function whose calls show the survivor: the innermost def around its site.
+
+    `mutant.function` is the outermost one (the code the run swaps); for a site inside a nested
+    function, a decorator's `wrapper` above all, the outer one runs once at import and its calls
+    show nothing: triage records, replays and swaps the nested function, whose live objects
+    (one wrapper per decorated function) are the ones the suite calls.
+    """
+    if mutant.function is None:
+        return ""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return mutant.function
+    found = _nested(tree, "", mutant.span.line, mutant.span.end_line)
+    return found if found and found.startswith(mutant.function) else mutant.function
+
+
+def _nested(node: ast.AST, prefix: str, first: int, last: int) -> str:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and (
+                child.lineno <= first and last <= (child.end_lineno or child.lineno)):
+            name = prefix + child.name
+            inner = f"{name}.<locals>." if not isinstance(child, ast.ClassDef) else f"{name}."
+            found = _nested(child, inner, first, last)
+            return found or (name if not isinstance(child, ast.ClassDef) else "")
+        if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+            if (found := _nested(child, prefix, first, last)):
+                return found
+    return ""
+
+
 def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivors: list[Mutant],
                recorded: dict[str, tuple[RecordedCall, ...]], settings: TriageOptions,
                progress: Callable[[Progress], None] | None, started: float) -> list[Finding]:
     if not survivors:
         return []
-    probes = [_probe_job(options, last, m, recorded.get(target_key((_path(options, m), m.function or "")), ()),
-                         settings) for m in survivors]
+    probes = [_probe_job(options, last, m, recorded.get(_key(options, last, m), ()), settings) for m in survivors]
     found: dict[str, Probed] = {}
     counts: dict[str, int] = {}
 
@@ -150,11 +186,12 @@ def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivo
 def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: Sequence[RecordedCall],
                settings: TriageOptions) -> Job:
     replay = min(len(calls) * 2 * CALL_SECONDS, 60.0)
+    function = callee(mutant, last.sources[mutant.file]) or None
     task = ProbeTask(mutant_id=mutant.id, operator=mutant.operator, module=mutant.module,
-                     function=mutant.function or "", calls=tuple(calls),
+                     function=function or "", calls=tuple(calls),
                      search_seconds=settings.search_seconds, max_examples=settings.max_examples)
     return Job(mutant_id=mutant.id, module=mutant.module, path=_path(options, mutant),
-               function=mutant.function, source=mutant.apply(last.sources[mutant.file]), tests=(),
+               function=function, source=mutant.apply(last.sources[mutant.file]), tests=(),
                timeout=settings.search_seconds + replay + 2 * CALL_SECONDS + STARTUP_SECONDS, task=task)
 
 
@@ -166,8 +203,9 @@ def _check_jobs(options: RunOptions, last: RunResult, mutant: Mutant, found: Pro
     original = Job(mutant_id=f"{mutant.id}:original", module="", path="", function=None, source="",
                    tests=(), timeout=CHECK_SECONDS + STARTUP_SECONDS, task=task)
     mutated = Job(mutant_id=f"{mutant.id}:mutant", module=mutant.module, path=_path(options, mutant),
-                  function=mutant.function, source=mutant.apply(last.sources[mutant.file]), tests=(),
-                  timeout=CHECK_SECONDS + STARTUP_SECONDS, task=task)
+                  function=callee(mutant, last.sources[mutant.file]) or None,
+                  source=mutant.apply(last.sources[mutant.file]), tests=(), timeout=CHECK_SECONDS + STARTUP_SECONDS,
+                  task=task)
     return [original, mutated]
 
 

@@ -34,7 +34,11 @@ class Finding:
         if not self.call:
             return self.tried or self.note
         made_by = f" (called by {self.test})" if self.test else ""
-        return f"{self.call}{made_by}: the original {self.expected}, the mutant {self.actual}"
+        # The kind of difference is said by expected and actual; where the values differ (which
+        # may not show in them: two texts in other Unicode normalisations print alike) is not.
+        _, _, where = self.why.partition(": ")
+        return f"{self.call}{made_by}: the original {self.expected}, the mutant {self.actual}" + (
+            f" ({where})" if where else "")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -128,3 +128,18 @@ def test_a_test_that_exits_during_the_baseline_is_named(project: Path, tmp_path:
     with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
         with pytest.raises(BaselineError, match=r"test_quits: .*exited with status 3"):
             pool.baseline()
+
+
+@pytest.mark.slow
+def test_a_child_that_fails_outside_a_test_logs_and_quotes_its_error(project: Path, tmp_path: Path) -> None:
+    """An exception that ends a test process outside any test (here a conftest hook's) is in the
+    worker's log and in the message, never only "exited with status 0"."""
+    (project / "tests" / "conftest.py").write_text(
+        "def pytest_runtest_logfinish(nodeid, location):\n"
+        "    if nodeid.endswith('test_total'):\n"
+        "        raise RuntimeError('the hook exploded')\n")
+    with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
+        with pytest.raises(BaselineError, match=r"RuntimeError: the hook exploded"):
+            pool.baseline()
+    logs = "".join(path.read_text() for path in (tmp_path / "logs").glob("*.log"))
+    assert "Traceback" in logs and "the hook exploded" in logs

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import decimal
 import math
 import sys
+import unicodedata
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,7 +17,7 @@ import pytest
 from bugsmith.harness.child.triage.call_recorder import arguments
 from bugsmith.harness.child.triage.calls import call, difference
 from bugsmith.harness.child.triage.suggest import _pattern, assertions, suggested_test
-from bugsmith.harness.child.triage.values import NotLiteral, literal, same
+from bugsmith.harness.child.triage.values import NotLiteral, first_difference, literal, same
 
 NAMESPACE = {"np": np, "pd": pd, "math": math}
 
@@ -63,6 +68,89 @@ def test_objects_compare_by_their_attributes():
 
     assert same(Box([1, 2]), Box([1, 2]))
     assert not same(Box([1, 2]), Box([2, 1]))
+
+
+class _Marker:
+    """An object whose repr holds its address, as most objects' do."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Point:
+    x: float
+    tags: list
+
+
+class _Slotted:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def test_deep_copies_agree_though_their_reprs_differ():
+    """A slice holding an object prints with the object's address, which deep copies change:
+    values compare by structure, never by repr (mutants were called "unasserted" for this)."""
+    cut = slice(0, _Marker())
+    assert repr(cut) != repr(copy.deepcopy(cut))
+    assert same(cut, copy.deepcopy(cut)) and same([cut], copy.deepcopy([cut]))
+    assert not same(slice(0, 2), slice(0, 3))
+    assert same(range(3), range(3)) and not same(range(3), range(4))
+
+
+def test_values_compare_by_their_structure():
+    """Dataclasses (slotted too, NaN fields), objects with __slots__, values that only know `==`,
+    arrays and frames inside containers, and values that contain themselves."""
+    assert same(_Point(math.nan, [1]), _Point(math.nan, [1]))
+    assert not same(_Point(1.0, [1]), _Point(1.0, [2]))
+    assert same(_Slotted([1, 2]), _Slotted([1, 2])) and not same(_Slotted(1), _Slotted(2))
+    assert same(decimal.Decimal("1.0"), decimal.Decimal("1.0")) and not same(decimal.Decimal("1"), decimal.Decimal("2"))
+    assert same({"a": np.array([1.0, math.nan])}, {"a": np.array([1.0, math.nan])})
+    assert not same([pd.Series([1.0])], [pd.Series([2.0])])
+    looped, again = [1], [1]
+    looped.append(looped)
+    again.append(again)
+    assert same(looped, again)
+
+
+def test_the_first_difference_is_shown_with_its_path():
+    """What differs is said: a short path and both values."""
+    assert first_difference({"a": [1, _Point(1.0, [2])]}, {"a": [1, _Point(1.0, [3])]}) == "at ['a'][1].tags[0]: 2 != 3"
+    assert first_difference((1, 2), (1, 2, 3)) == "(1, 2) != (1, 2, 3) (2 != 3 items)"
+    assert first_difference(1, 1.0) == "1 != 1.0 (int != float)"
+    assert first_difference(range(3), range(4)) == "at .stop: 3 != 4"
+
+
+def test_texts_that_print_alike_are_shown_escaped():
+    """Two strings that differ only in Unicode normalisation look equal when printed: the
+    difference shows their escaped forms and says what kind of difference it is."""
+    composed, decomposed = "caf\u00e9", unicodedata.normalize("NFD", "caf\u00e9")
+    found = first_difference([composed], [decomposed])
+    assert found == "at [0]: 'caf\\xe9' != 'cafe\\u0301' (the same text in another Unicode normalisation)"
+    assert first_difference("a\u200bb", "ab") == "'a\\u200bb' != 'ab'"
+
+
+def test_a_warning_the_mutant_emits_is_a_difference():
+    """Warnings are behaviour a user sees: the same value with another warning differs, and
+    the suite's warning filters neither hide nor raise them."""
+
+    def quiet(x):
+        return x
+
+    def loud(x):
+        warnings.warn("x is deprecated", DeprecationWarning, stacklevel=2)
+        return x
+
+    first, second = call(quiet, (1,), {}), call(loud, (1,), {})
+    assert second.ok and second.warned == ("DeprecationWarning: x is deprecated",)
+    assert difference(first, second) == "emits other warnings: [] != ['DeprecationWarning: x is deprecated'] (0 != 1 items)"
+    assert difference(second, call(loud, (1,), {})) is None
+    assert "after warning DeprecationWarning: x is deprecated" in second.describe()
+
+
+def test_a_different_value_says_where():
+    """A different return value names the first place it differs."""
+    assert difference(call(lambda: [1, 2], (), {}), call(lambda: [1, 3], (), {})) == (
+        "returns a different value: at [1]: 2 != 3")
 
 
 def test_a_deliberate_refusal_differs_from_a_returned_value():

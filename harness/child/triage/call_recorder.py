@@ -15,7 +15,7 @@ import inspect
 import pickle
 import sys
 from collections import defaultdict
-from types import CodeType, FrameType
+from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 import pytest
@@ -38,8 +38,9 @@ class CallRecorder:
         self.targets = targets
         self.budget = budget
         self.codes: dict[CodeType, str] = {}
+        self.functions: dict[CodeType, list[FunctionType]] = defaultdict(list)
         self.calls: dict[str, list[RecordedCall]] = defaultdict(list)
-        self._pending: dict[int, tuple[str, bytes]] = {}
+        self._pending: dict[int, tuple[str, bytes, str]] = {}
         self._seen: set[str] = set()
         self._bytes = 0
         self._test = ""
@@ -50,6 +51,7 @@ class CallRecorder:
             for function in index.get(target, ()):
                 if not function.__code__.co_flags & _NOT_PLAIN:
                     self.codes[function.__code__] = target_key(target)
+                    self.functions[function.__code__].append(function)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Any:
@@ -67,9 +69,10 @@ class CallRecorder:
             if key is not None and self._wanted(key):
                 self._start(frame, key)
         elif event == "return" and id(frame) in self._pending:
-            key, args = self._pending.pop(id(frame))
+            key, args, callee = self._pending.pop(id(frame))
             # Not at a RETURN_VALUE: the frame is unwinding an exception, and `arg` is None.
-            self._finish(key, args, arg, raised=frame.f_code.co_code[frame.f_lasti] != _RETURN_VALUE)
+            self._finish(key, args, arg, raised=frame.f_code.co_code[frame.f_lasti] != _RETURN_VALUE,
+                         callee=callee)
 
     def _wanted(self, key: str) -> bool:
         calls = self.calls[key]
@@ -82,20 +85,47 @@ class CallRecorder:
         except Exception:  # noqa: BLE001 - an unpicklable argument: the call cannot be replayed
             return
         if len(blob) <= self.budget.bytes_per_call:
-            self._pending[id(frame)] = (key, blob)
+            self._pending[id(frame)] = (key, blob, callee_of(frame, self.functions[frame.f_code]))
 
-    def _finish(self, key: str, args: bytes, value: Any, raised: bool) -> None:
+    def _finish(self, key: str, args: bytes, value: Any, raised: bool, callee: str = "") -> None:
         try:
             result = b"" if raised else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # noqa: BLE001
             return
         size = len(args) + len(result)
-        digest = hashlib.sha256(key.encode() + args).hexdigest()
+        digest = hashlib.sha256(key.encode() + callee.encode() + args).hexdigest()
         if digest in self._seen or size > self.budget.bytes_per_call or self._bytes + size > self.budget.total_bytes:
             return
         self._seen.add(digest)
         self._bytes += size
-        self.calls[key].append(RecordedCall(test=self._test, args=_text(args), result=_text(result)))
+        self.calls[key].append(RecordedCall(test=self._test, args=_text(args), result=_text(result),
+                                            callee=callee))
+
+
+def label(function: FunctionType) -> str:
+    """A function object's name as `functools.wraps` leaves it: what tells a decorator's
+    wrappers apart, in this process and in the fork server's children alike."""
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def callee_of(frame: FrameType, functions: list[FunctionType]) -> str:
+    """The label of the function object running in `frame`, "" if they all look alike: the one
+    whose closure holds the values the frame sees in its free variables."""
+    if len({label(f) for f in functions}) < 2:
+        return ""
+    names = frame.f_code.co_freevars
+    values = frame.f_locals
+    for function in functions:
+        cells = function.__closure__ or ()
+        try:
+            if all(values.get(name, _MISSING) is cell.cell_contents for name, cell in zip(names, cells)):
+                return label(function)
+        except ValueError:  # an empty cell
+            continue
+    return ""
+
+
+_MISSING = object()
 
 
 def arguments(frame: FrameType) -> tuple[tuple[Any, ...], dict[str, Any]]:

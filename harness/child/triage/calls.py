@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import copy
 import signal
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from bugsmith.harness.child.recorder import first_lines
-from bugsmith.harness.child.triage.values import same, short
+from bugsmith.harness.child.triage.values import first_difference, short
 from bugsmith.harness.tasks import CALL_SECONDS
 
 
@@ -27,6 +28,7 @@ class Result:
     message: str = ""  # first lines of str(exception)
     hung: bool = False
     deliberate: bool = False  # raised by a `raise` in the code under triage: a refusal, a behaviour
+    warned: tuple[str, ...] = ()  # the warnings it emitted, "Category: message", in order
 
     @property
     def valid(self) -> bool:
@@ -34,11 +36,13 @@ class Result:
         return self.ok or self.deliberate
 
     def describe(self) -> str:
-        if self.ok:
-            return f"returns {short(self.value)}"
         if self.hung:
             return "runs over its time limit"
-        return f"raises {self.exception}: {short(self.message, 160)}"
+        done = f"returns {short(self.value)}" if self.ok else f"raises {self.exception}: {short(self.message, 160)}"
+        if self.warned:
+            more = f" and {len(self.warned) - 1} more" if len(self.warned) > 1 else ""
+            done += f" after warning {self.warned[0][:160]}{more}"
+        return done
 
 
 def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: float = CALL_SECONDS,
@@ -57,17 +61,27 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any], seconds: 
         return Result(ok=False, exception=type(error).__name__, message="the arguments cannot be copied")
     previous = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        value = function(*args, **kwargs)
-        return Result(ok=True, value=value, after=(args, kwargs))
-    except _Hung:
-        return Result(ok=False, hung=True)
-    except BaseException as error:  # noqa: BLE001 - the mutant's exception is a behaviour
-        return Result(ok=False, exception=type(error).__name__, message=first_lines(error, 3, 400),
-                      deliberate=isinstance(error, Exception) and _innermost(error) in files)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    # Warnings are behaviour a user sees (a deprecation, a lost precision): every one is kept,
+    # none is shown or turned into an error by the suite's filters.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = function(*args, **kwargs)
+            return Result(ok=True, value=value, after=(args, kwargs), warned=_warned(caught))
+        except _Hung:
+            return Result(ok=False, hung=True)
+        except BaseException as error:  # noqa: BLE001 - the mutant's exception is a behaviour
+            return Result(ok=False, exception=type(error).__name__, message=first_lines(error, 3, 400),
+                          deliberate=isinstance(error, Exception) and _innermost(error) in files,
+                          warned=_warned(caught))
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _warned(caught: list[warnings.WarningMessage]) -> tuple[str, ...]:
+    return tuple(f"{w.category.__name__}: {first_lines(w.message, 2, 300)}"
+                 for w in caught)
 
 
 def _innermost(error: BaseException) -> str:
@@ -78,15 +92,16 @@ def _innermost(error: BaseException) -> str:
 
 
 def difference(original: Result, mutant: Result) -> str | None:
-    """How the mutant's behaviour differs from the original's on a valid input, or None."""
+    """How the mutant's behaviour differs from the original's on a valid input, or None: the
+    kind of difference, then where the values first differ."""
     if original.ok:
         if not mutant.ok:
             return "hangs" if mutant.hung else "raises"
-        if not same(original.value, mutant.value):
-            return "returns a different value"
-        if not same(original.after, mutant.after):
-            return "leaves its arguments in a different state"
-        return None
+        if (found := first_difference(original.value, mutant.value)) is not None:
+            return f"returns a different value: {found}"
+        if (found := first_difference(original.after, mutant.after)) is not None:
+            return f"leaves its arguments in a different state: {found.removeprefix('at ')}"
+        return _other_warnings(original, mutant)
     if not original.deliberate:
         return None
     if mutant.ok:
@@ -95,4 +110,11 @@ def difference(original: Result, mutant: Result) -> str | None:
         return "hangs"
     if (mutant.exception, mutant.message) != (original.exception, original.message):
         return "refuses the input with another error"
-    return None
+    return _other_warnings(original, mutant)
+
+
+def _other_warnings(original: Result, mutant: Result) -> str | None:
+    if original.warned == mutant.warned:
+        return None
+    found = first_difference(list(original.warned), list(mutant.warned))
+    return f"emits other warnings: {found}"

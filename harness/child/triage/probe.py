@@ -24,6 +24,7 @@ from bugsmith.harness.child.activation import (
     mutated_code,
     swap,
 )
+from bugsmith.harness.child.triage.call_recorder import label
 from bugsmith.harness.child.triage.calls import Result, call, difference
 from bugsmith.harness.child.triage.suggest import suggested_test, test_name
 from bugsmith.harness.child.triage.values import NotLiteral, same, short
@@ -48,6 +49,13 @@ class Toggle:
 
     @property
     def function(self) -> FunctionType:
+        return self.swaps[0][0]
+
+    def named(self, callee: str) -> FunctionType:
+        """The live function a recorded call was made to (call_recorder.label), else the first."""
+        for target, _, _ in self.swaps:
+            if callee and label(target) == callee:
+                return target
         return self.swaps[0][0]
 
     def original(self) -> None:
@@ -90,7 +98,7 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     )
 
     own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
-    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _ in recorded])
+    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _, _ in recorded])
     outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
                      seconds=task.search_seconds, max_examples=task.max_examples)
     tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
@@ -104,16 +112,20 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     return replace(found, tried=tried, seconds=time.monotonic() - started)
 
 
-def replay(task: ProbeTask, toggle: Toggle, recorded: list[tuple[str, Any, Any, Any]]) -> Probed | None:
+def replay(task: ProbeTask, toggle: Toggle, recorded: list[tuple[str, Any, Any, Any, str]]) -> Probed | None:
     """The first recorded call on which the mutant differs, as an `unasserted` finding."""
-    for test, args, kwargs, expected in recorded:
-        first, second = toggle.both(toggle.function, args, kwargs)
+    for test, args, kwargs, expected, callee in recorded:
+        first, second = toggle.both(toggle.named(callee), args, kwargs)
         if not _reproduces(first, expected):
             continue  # the original does not reproduce its recorded result: not a fair witness
         why = difference(first, second)
         if why is not None:
-            found = _finding(Classification.UNASSERTED, task, task.function, task.module, args, kwargs,
-                             first, second, why)
+            # A wrapper's call is written as a call of what it wraps (`old_double(2)`), which
+            # is how the test made it and how a drafted test can import it.
+            module, _, name = callee.partition(":")
+            named = bool(name) and "<locals>" not in name
+            found = _finding(Classification.UNASSERTED, task, name if named else task.function,
+                             module if named else task.module, args, kwargs, first, second, why)
             return replace(found, test=test, tried=f"replayed the call made by {test}")
     return None
 
@@ -124,11 +136,11 @@ def _reproduces(first: Result, expected: Any) -> bool:
     return first.ok and same(first.value, expected)
 
 
-def _unpickled(recorded: RecordedCall) -> tuple[str, Any, Any, Any] | None:
+def _unpickled(recorded: RecordedCall) -> tuple[str, Any, Any, Any, str] | None:
     try:
         args, kwargs = pickle.loads(base64.b64decode(recorded.args))
         result = pickle.loads(base64.b64decode(recorded.result)) if recorded.result else RAISED
-        return recorded.test, tuple(args), dict(kwargs), result
+        return recorded.test, tuple(args), dict(kwargs), result, recorded.callee
     except Exception:  # noqa: BLE001 - e.g. a class defined in a test module
         return None
 

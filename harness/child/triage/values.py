@@ -7,8 +7,10 @@ back as Python source for a suggested test, or refuses when it cannot do so fait
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 RTOL = 1e-9  # float noise below this is not a behaviour difference a test should pin
@@ -48,35 +50,115 @@ class NotLiteral(Exception):
     """The value has no faithful source form (an arbitrary object, a lambda, a huge array)."""
 
 
-def same(a: Any, b: Any, depth: int = 0) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Whether two results agree: same types and shapes, floats equal within RTOL/ATOL."""
-    if depth > _MAX_DEPTH:
-        return True
+    return first_difference(a, b) is None
+
+
+def first_difference(a: Any, b: Any) -> str | None:
+    """Where two results first disagree, as a short path and both values, or None if they agree.
+
+    Values compare by their structure, never by `repr`, which holds addresses: two deep copies
+    of the same slice or object print differently and are the same result.
+    """
+    return _differ(a, b, "", 0, set())
+
+
+def _differ(a: Any, b: Any, path: str, depth: int, seen: set[tuple[int, int]]) -> str | None:
+    if depth > _MAX_DEPTH or (id(a), id(b)) in seen:
+        return None  # deep enough, or a cycle already being compared
     if isinstance(a, pd.DataFrame | pd.Series | pd.Index):
-        return type(a) is type(b) and _same_pandas(a, b)
+        return None if type(a) is type(b) and _same_pandas(a, b) else _shown(a, b, path)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return _same_array(a, b)
+        return None if _same_array(a, b) else _shown(a, b, path)
     if isinstance(a, float | np.floating) and isinstance(b, float | np.floating):
-        return _close(float(a), float(b)) and type(a) is type(b)
+        return None if _close(float(a), float(b)) and type(a) is type(b) else _shown(a, b, path)
     if type(a) is not type(b):
-        return False
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(same(x, y, depth + 1) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k], depth + 1) for k in a)
+        return _shown(a, b, path, f"{type(a).__name__} != {type(b).__name__}")
     if isinstance(a, set | frozenset | str | bytes | int | bool | complex | type(None) | np.generic):
-        return bool(a == b)
-    return same(_state(a), _state(b), depth + 1)
+        return None if bool(a == b) else _shown(a, b, path)
+    seen, depth = seen | {(id(a), id(b))}, depth + 1
+    if isinstance(a, list | tuple):
+        if len(a) != len(b):
+            return _shown(a, b, path, f"{len(a)} != {len(b)} items")
+        return next((found for i, (x, y) in enumerate(zip(a, b))
+                     if (found := _differ(x, y, f"{path}[{i}]", depth, seen)) is not None), None)
+    if isinstance(a, dict):
+        if a.keys() != b.keys():
+            return _shown(a, b, path, f"keys {short(sorted(map(repr, a.keys() ^ b.keys())), 120)} in one only")
+        return next((found for k in a
+                     if (found := _differ(a[k], b[k], f"{path}[{short(k, 40)}]", depth, seen)) is not None), None)
+    state_a: dict[str, Any] | None
+    state_b: dict[str, Any] | None
+    if isinstance(a, slice | range):
+        state_a, state_b = _bounds(a), _bounds(b)
+    else:
+        state_a, state_b = _state(a), _state(b)
+    if state_a is None or state_b is None:
+        return _by_equality(a, b, path, depth)
+    for name in dict.fromkeys([*state_a, *state_b]):
+        if name not in state_a or name not in state_b:
+            return _shown(a, b, path, f"attribute {name!r} in one only")
+        found = _differ(state_a[name], state_b[name], f"{path}.{name}", depth, seen)
+        if found is not None:
+            return found
+    return None
 
 
-def _state(obj: Any) -> Any:
-    """An object's attributes, so that two schedulers or two trees compare by content."""
+def _bounds(value: slice | range) -> dict[str, Any]:
+    return {"start": value.start, "stop": value.stop, "step": value.step}
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _state(obj: Any) -> dict[str, Any] | None:
+    """An object's attributes (its `__dict__` and `__slots__`, a dataclass's fields), so that two
+    schedulers or two trees compare by content; None for an object that keeps none."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
+    state: dict[str, Any] = {}
+    found = False
     if hasattr(obj, "__dict__"):
-        return dict(vars(obj))
-    slots = [s for k in type(obj).__mro__ for s in getattr(k, "__slots__", ())]
-    if slots:
-        return {s: getattr(obj, s, None) for s in slots}
-    return repr(obj)
+        state.update(vars(obj))
+        found = True
+    for klass in type(obj).__mro__:
+        slots = getattr(klass, "__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            found = True
+            if slot not in ("__dict__", "__weakref__") and hasattr(obj, slot):
+                state[slot] = getattr(obj, slot)
+    return state if found else None
+
+
+def _by_equality(a: Any, b: Any, path: str, depth: int) -> str | None:
+    """A value that keeps no attributes (a C type: Decimal, datetime, a compiled pattern) agrees
+    by its own `==`, or else by what it hands to pickle; one without either has nothing to see."""
+    if type(a).__eq__ is not object.__eq__:
+        try:
+            return None if bool(a == b) else _shown(a, b, path)
+        except Exception:  # noqa: BLE001 - a broken __eq__: try what pickle sees
+            pass
+    try:
+        reduced = a.__reduce_ex__(4), b.__reduce_ex__(4)
+    except Exception:  # noqa: BLE001
+        return None
+    if not all(isinstance(r, tuple) for r in reduced):
+        return None
+    return _differ(reduced[0][1:3], reduced[1][1:3], path, depth, set())
+
+
+def _shown(a: Any, b: Any, path: str, what: str = "") -> str:
+    """`at <path>: <a> != <b>`; strings that print alike (Unicode normalisation, invisible
+    characters) are shown escaped, so that the difference can be seen."""
+    first, second = short(a, 120), short(b, 120)
+    if isinstance(a, str) and isinstance(b, str) and (first == second or not (a.isascii() and b.isascii())):
+        first, second = _cut(ascii(a), 120), _cut(ascii(b), 120)
+        if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
+            what = "the same text in another Unicode normalisation"
+    where = f"at {path}: " if path else ""
+    return f"{where}{first} != {second}" + (f" ({what})" if what else "")
 
 
 def _close(a: float, b: float) -> bool:
