@@ -55,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=REPO / "benchmarks" / ".cache" / "audit",
                         help="sdist cache and staged copies (kept for inspection)")
     parser.add_argument("--json", type=Path, help="write every check here (default: WORK/audit.json)")
+    parser.add_argument("--merge", type=Path, nargs="+", help="only print the tables of earlier "
+                        "runs' JSON files together (libraries audited one at a time)")
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge)
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     if args.project:
@@ -75,6 +79,29 @@ def main(argv: list[str] | None = None) -> int:
                               indent=2), encoding="utf-8")
     say(f"every check and disagreement: {out}")
     return 1 if disagreements else 0
+
+
+def merge(files: list[Path]) -> int:
+    """Per-project and overall tables from the JSON files of earlier runs."""
+    checks: list[dict[str, object]] = []
+    for file in files:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        for project in data["projects"]:
+            mine = [c for c in data["checks"] if c["project"] == project["project"]]
+            checks += mine
+            bad = [c for c in mine if not c["agree"]]
+            say(f"\n== {project['project']}: {len(mine)} verdicts re-checked, {len(bad)} "
+                f"disagreement(s) ({_rate(len(bad), len(mine))}); bugsmith: "
+                + ", ".join(f"{k} {v}" for k, v in project.get("statuses", {}).items()) + " ==")
+            say(_table({s: [c for c in mine if c["status"] == s] for s in STATUSES}))
+    bad = [c for c in checks if not c["agree"]]
+    say(f"\n== overall: {len(checks)} verdicts, {len(bad)} disagreement(s) "
+        f"({_rate(len(bad), len(checks))}) ==")
+    say(_table({s: [c for c in checks if c["status"] == s] for s in STATUSES}))
+    for c in bad:
+        say(f"  DISAGREE {c['project']} {c['mutant_id']} {c['file']}:{c['line']}: bugsmith "
+            f"{c['status']!r}, pytest {c['pytest']!r} {c['first_failure']}")
+    return 1 if bad else 0
 
 
 def audit_library(name: str, args: argparse.Namespace, work: Path) -> dict[str, object]:
