@@ -211,9 +211,5 @@ LIBRARIES: dict[str, Library] = {
                 paths=("src/dateutil/relativedelta.py",), tests=("tests/test_relativedelta.py",),
                 pytest_args=(*_SRC, *_COVERAGE_WARNING),
                 why="relativedelta (src layout, also installed site-wide; filterwarnings = error)"),
-        Library(name="tabulate", version="0.9.0",
-                paths=("tabulate/__init__.py",),
-                tests=("test/test_output.py", "test/test_internal.py"),
-                why="the table formatter (2,716 lines) against its output and internal tests"),
     )
 }
