@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PASSED, FAILED, TIMED_OUT, NO_TESTS, BAD_DIFF = "passed", "failed", "timed out", "no tests", "diff does not apply"
+CUT_SHORT = "ended without a summary"  # e.g. os._exit(0) in a test: status 0, suite unfinished
 _FIRST_FAILURE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
+_SUMMARY = re.compile(r"\d+ passed|no tests ran")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,7 +40,7 @@ class Sample:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PytestRun:
-    outcome: str  # PASSED, FAILED, TIMED_OUT, NO_TESTS, BAD_DIFF
+    outcome: str  # PASSED, FAILED, TIMED_OUT, NO_TESTS, BAD_DIFF, CUT_SHORT
     exit_code: int | None
     seconds: float
     first_failure: str  # "FAILED tests/x.py::test_y" or ""
@@ -75,7 +77,7 @@ def expected(status: str, detail: str) -> frozenset[str]:
     """
     if status in ("survived", "no coverage"):
         return frozenset({PASSED})
-    return frozenset({FAILED, TIMED_OUT})
+    return frozenset({FAILED, TIMED_OUT, CUT_SHORT})
 
 
 def baseline(pristine: Path, tests: tuple[str, ...], pytest_args: tuple[str, ...],
@@ -132,7 +134,10 @@ def run_pytest(project: Project, folder: Path, diff: str | None) -> PytestRun:
     seconds = time.monotonic() - started
     code = None if timed_out else process.returncode
     found = _FIRST_FAILURE.search(output or "")
-    return PytestRun(outcome=_outcome(code), exit_code=code, seconds=round(seconds, 2),
+    outcome = _outcome(code)
+    if outcome == PASSED and not _SUMMARY.search("\n".join((output or "").splitlines()[-3:])):
+        outcome = CUT_SHORT
+    return PytestRun(outcome=outcome, exit_code=code, seconds=round(seconds, 2),
                      first_failure=f"{found.group(1)} {found.group(2)}" if found else "",
                      tail="\n".join((output or "").splitlines()[-15:]))
 
