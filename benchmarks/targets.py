@@ -76,21 +76,35 @@ def _copy_renamed(source: Path, destination: Path) -> None:
     destination.write_text(re.sub(r"\breference\.auc\b", "aucref", text), encoding="utf-8")
 
 
-def fetch_sdist(name: str, version: str) -> Path:
-    """The unpacked sdist of `name==version`, downloaded once into benchmarks/.cache."""
-    unpacked = SDIST_CACHE / f"{name.replace('-', '_')}-{version}"
-    if unpacked.is_dir():
-        return unpacked
-    SDIST_CACHE.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
-         "--dest", str(SDIST_CACHE), f"{name}=={version}"],
-        check=True, stdout=subprocess.DEVNULL,
-    )
-    archive = next(SDIST_CACHE.glob(f"{name.replace('-', '_')}-{version}.tar.gz"))
+def fetch_sdist(name: str, version: str, cache: Path = SDIST_CACHE) -> Path:
+    """The unpacked sdist of `name==version`, downloaded once into `cache`.
+
+    Archives are named with either spelling of the project (`more-itertools-10.5.0.tar.gz`,
+    `toolz-1.2.0.tar.gz`, `python_dateutil-...`), so the folder is taken from the archive itself.
+    """
+    cache.mkdir(parents=True, exist_ok=True)
+    archive = _archive(cache, name, version)
+    if archive is None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:",
+             "--no-deps", "--dest", str(cache), f"{name}=={version}"],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        archive = _archive(cache, name, version)
+        if archive is None:
+            raise RuntimeError(f"pip downloaded no sdist of {name}=={version} into {cache}")
     with tarfile.open(archive) as tar:
-        tar.extractall(SDIST_CACHE, filter="data")
-    return unpacked
+        top = tar.getnames()[0].split("/")[0]
+        if not (cache / top).is_dir():
+            tar.extractall(cache, filter="data")
+    return cache / top
+
+
+def _archive(cache: Path, name: str, version: str) -> Path | None:
+    wanted = f"{re.sub(r'[-_.]+', '-', name).lower()}-{version}.tar.gz"
+    return next((path for path in sorted(cache.glob("*.tar.gz"))
+                 if re.sub(r"[-_.]+", "-", path.name[: -len(f"-{version}.tar.gz")]).lower()
+                 + f"-{version}.tar.gz" == wanted), None)
 
 
 TOOLZ_VERSION = "1.2.0"
@@ -123,4 +137,79 @@ TARGETS: dict[str, Target] = {
         tests="tests",
         stage=_stage_toolz,
     ),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Library:
+    """A real library for the verdict audit: its sdist as published, with the project's own
+    layout, its own test configuration and the files bugsmith mutates (paths relative to the
+    sdist's root). One or two modules each, so that a run stays within a few minutes."""
+
+    name: str  # the name on PyPI
+    version: str
+    paths: tuple[str, ...]
+    tests: tuple[str, ...]
+    pytest_args: tuple[str, ...] = ()
+    why: str = ""  # what these modules and tests are
+
+    def stage(self, folder: Path, cache: Path) -> Path:
+        """The sdist copied into `folder` with a `[tool.bugsmith]` table in its pyproject.toml."""
+        shutil.copytree(fetch_sdist(self.name, self.version, cache), folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".bugsmith"))
+        write_table(folder, self.paths, self.tests, self.pytest_args)
+        return folder
+
+
+def write_table(folder: Path, paths: tuple[str, ...], tests: tuple[str, ...],
+                pytest_args: tuple[str, ...]) -> None:
+    """Append a `[tool.bugsmith]` table to `folder`/pyproject.toml (created if missing).
+
+    A pyproject.toml that holds no `[tool.pytest.ini_options]` is not a pytest configuration
+    file, so creating one leaves the project's own test settings where they were."""
+    pyproject = folder / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
+    if "[tool.bugsmith]" in text:
+        raise ValueError(f"{pyproject} already has a [tool.bugsmith] table")
+    # JSON arrays of strings are valid TOML arrays.
+    table = (f"\n[tool.bugsmith]\npaths = {json.dumps(list(paths))}\n"
+             f"tests = {json.dumps(list(tests))}\npytest-args = {json.dumps(list(pytest_args))}\n")
+    pyproject.write_text(text + table, encoding="utf-8")
+
+
+# `-o pythonpath=src`: a src-layout project imports its package from src/ without being
+# installed, for bugsmith's workers and plain pytest alike (the option is pytest's own).
+_SRC = ("-o", "pythonpath=src")
+# isodate's and dateutil's `filterwarnings = error` turn coverage's own "No data was collected"
+# warning into an exception in bugsmith's forked baseline child, which then ends without a
+# verdict (issue #14, point 3, being fixed in harness/child/). Ignoring that one category keeps
+# every warning of the library's own code an error, for bugsmith and plain pytest alike.
+_COVERAGE_WARNING = ("-W", "ignore::coverage.exceptions.CoverageWarning")
+
+LIBRARIES: dict[str, Library] = {
+    library.name: library
+    for library in (
+        Library(name="more-itertools", version="10.5.0",
+                paths=("more_itertools/recipes.py",), tests=("tests/test_recipes.py",),
+                why="the itertools recipes (1,075 lines) and their suite"),
+        Library(name="inflection", version="0.5.1",
+                paths=("inflection/__init__.py",), tests=("test_inflection.py",),
+                why="the whole library (426 lines): regex tables and string transforms"),
+        Library(name="cachetools", version="5.5.0",
+                paths=("src/cachetools/__init__.py", "src/cachetools/keys.py"), tests=("tests",),
+                pytest_args=_SRC,
+                why="the cache classes and decorators (src layout) and the whole suite"),
+        Library(name="isodate", version="0.7.2",
+                paths=("src/isodate/isoduration.py", "src/isodate/duration.py"),
+                # Not tests/test_date.py: it parametrizes over a set holding None, whose hash
+                # (so the set's order, so the test ids) differs in every process on Python 3.11.
+                tests=("tests/test_duration.py", "tests/test_datetime.py", "tests/test_time.py",
+                       "tests/test_strf.py", "tests/test_pickle.py"),
+                pytest_args=(*_SRC, *_COVERAGE_WARNING),
+                why="ISO 8601 durations (src layout; filterwarnings = error in its config)"),
+        Library(name="python-dateutil", version="2.9.0.post0",
+                paths=("src/dateutil/relativedelta.py",), tests=("tests/test_relativedelta.py",),
+                pytest_args=(*_SRC, *_COVERAGE_WARNING),
+                why="relativedelta (src layout, also installed site-wide; filterwarnings = error)"),
+    )
 }

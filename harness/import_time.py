@@ -6,13 +6,20 @@ its import-time lines to no test, and swapping the code of the live function aft
 cannot change what the import already did. Its mutants need a fresh import, with the tests
 that use the module. Found from the source, so a guess: a call in a branch the import skips
 counts too; `if __name__ == "__main__":` blocks, which an import never runs, do not.
+
+Other modules count too: a test module that decorates its methods with the library's
+decorator factory (cachetools' `@cachedmethod(...)` in a class body) runs that factory during
+collection, and the wrappers it built keep the original code of their nested functions however
+the factory's own code is swapped later. Their import-time calls are matched by name (`f(...)`,
+`mod.f(...)`, `@f`, `@mod.f`), a guess that errs towards the slower, always right fresh import.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,26 +34,65 @@ class ImportCalls:
         return function in self.direct or (not covered and function in self.reached)
 
 
-def import_calls(source: str) -> ImportCalls:
+def import_calls(source: str, others: Iterable[ast.AST] = ()) -> ImportCalls:
+    """The functions of `source` that run while it, or any of `others` (the parsed test files
+    and other modules a run imports, see `parse_neighbours`), is imported. Calling a class runs
+    its constructors: test data built at module level (`CASES = [Duration(years=0.5)]`) was
+    built by the original `__init__`, however the method is swapped later."""
     tree = ast.parse(source)
-    defined = {node.name: node for node in tree.body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    direct = _Calls(defined).of(tree)
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
+        node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    bodies: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = dict(functions)
+    for cls in classes.values():
+        bodies.update((f"{cls.name}.{node.name}", node) for node in cls.body
+                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.name in _CONSTRUCTORS)
+    callable_names: dict[str, ast.AST] = {**functions, **classes}
+
+    def run_by(names: set[str]) -> set[str]:
+        """The qualified names of what calling `names` runs: a function, or a class's constructors."""
+        found = {name for name in names if name in functions}
+        for name in names & classes.keys():
+            found.update(q for q in bodies if q.startswith(f"{name}.") and q.count(".") == 1)
+        return found
+
+    direct = run_by(_Calls(callable_names).of(tree))
+    for other in others:
+        direct |= run_by(_Calls(callable_names, by_attribute=True).of(other))
     reached = set(direct)
     todo = list(direct)
     while todo:
-        for name in _Calls(defined).of(*defined[todo.pop()].body) - reached:
+        node = bodies[todo.pop()]
+        for name in run_by(_Calls(callable_names).of(*node.body)) - reached:
             reached.add(name)
             todo.append(name)
     return ImportCalls(direct=frozenset(direct), reached=frozenset(reached))
+
+
+# What calling a class runs (a metaclass aside).
+_CONSTRUCTORS = frozenset({"__new__", "__init__", "__post_init__"})
+
+
+def parse_neighbours(paths: Iterable[Path]) -> dict[Path, ast.AST]:
+    """Each readable, parseable file of `paths`, parsed once for every module's `import_calls`.
+    One that cannot be read or parsed is left out: the run reports its own errors."""
+    trees: dict[Path, ast.AST] = {}
+    for path in paths:
+        try:
+            trees[path] = ast.parse(path.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+    return trees
 
 
 class _Calls(ast.NodeVisitor):
     """Names of `defined` functions called when the visited code runs (not when the functions
     and lambdas it defines are called later)."""
 
-    def __init__(self, defined: Mapping[str, ast.AST]) -> None:
+    def __init__(self, defined: Mapping[str, ast.AST], by_attribute: bool = False) -> None:
         self.defined = defined
+        self.by_attribute = by_attribute  # another module may call `module.f(...)`
         self.called: set[str] = set()
 
     def of(self, *nodes: ast.AST) -> set[str]:
@@ -65,6 +111,11 @@ class _Calls(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for decorator in node.decorator_list:
+            self._name(decorator)
+        self.generic_visit(node)
+
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.of(*node.args.defaults, *filter(None, node.args.kw_defaults))
 
@@ -77,6 +128,8 @@ class _Calls(ast.NodeVisitor):
     def _name(self, node: ast.AST) -> None:
         if isinstance(node, ast.Name) and node.id in self.defined:
             self.called.add(node.id)
+        elif self.by_attribute and isinstance(node, ast.Attribute) and node.attr in self.defined:
+            self.called.add(node.attr)
 
 
 def _is_main_guard(test: ast.expr) -> bool:

@@ -23,7 +23,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
-from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighbours
 from bugsmith.harness.job_plan import (
     Statements,
     cache_key,
@@ -226,7 +226,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     keys: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
-    at_import = {file: import_calls(text) for file, text in the_plan.sources.items()}
+    at_import = _import_calls(the_plan)
     for mutant in the_plan.mutants:
         runnable = mutant
         tests = covering_tests(mutant, baseline, by_id, statements[mutant.file])
@@ -325,6 +325,21 @@ def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id: Mapping[
         timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
         limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
     )
+
+
+def _import_calls(the_plan: Plan) -> dict[str, ImportCalls]:
+    """Per mutated file, its functions that run at import time: called by its own module-level
+    code, or by that of the test files and the modules beside it (a decorator a test class
+    applies while it is collected)."""
+    root = the_plan.options.root.resolve()
+    neighbours = {root / test for test in the_plan.test_hashes}
+    for file in the_plan.sources:
+        neighbours.update((root / file).parent.glob("*.py"))
+    trees = parse_neighbours(sorted(neighbours))
+    return {
+        file: import_calls(text, (tree for path, tree in trees.items() if path != root / file))
+        for file, text in the_plan.sources.items()
+    }
 
 
 def _control_tests(baseline: Baseline) -> tuple[str, ...]:

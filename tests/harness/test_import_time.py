@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
+from pathlib import Path
 
-from bugsmith.harness.import_time import import_calls
+from bugsmith.harness.import_time import import_calls, parse_neighbours
 
 SOURCE = textwrap.dedent('''\
     RULES = []
@@ -77,3 +79,63 @@ def test_a_module_without_module_level_calls_has_none() -> None:
     """Definitions alone run nothing."""
     calls = import_calls("def f():\n    return g()\n\n\ndef g():\n    return 1\n")
     assert calls.direct == calls.reached == frozenset()
+
+
+def test_a_decorator_another_module_applies_at_import_runs_at_import() -> None:
+    """A test class decorating its methods with the module's decorator factory runs the factory
+    while it is collected (cachetools' `@cachedmethod(...)`): the wrappers it built keep the
+    original code, so its mutants need a fresh import; a call inside a test body does not."""
+    library = "def cachedmethod(cache):\n    def deco(f):\n        return f\n    return deco\n\n\ndef cached(c):\n    return c\n\n\ndef plain():\n    return 1\n"
+    tests = ast.parse(textwrap.dedent('''\
+        import lib
+        from lib import cachedmethod
+
+
+        class Cached:
+            @cachedmethod(lambda self: self.cache)
+            def get(self, x):
+                return x
+
+
+        @lib.cached
+        class Other:
+            pass
+
+
+        def test_plain():
+            assert lib.plain() == 1
+        '''))
+    calls = import_calls(library, [tests])
+    assert calls.direct == {"cachedmethod", "cached"}
+    assert import_calls(library).direct == frozenset()
+
+
+def test_neighbours_that_cannot_be_parsed_are_left_out(tmp_path: Path) -> None:
+    """A broken or unreadable neighbour is not this module's concern: the run reports it."""
+    (tmp_path / "ok.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "broken.py").write_text("def (:\n", encoding="utf-8")
+    trees = parse_neighbours([tmp_path / "ok.py", tmp_path / "broken.py", tmp_path / "missing.py"])
+    assert list(trees) == [tmp_path / "ok.py"]
+
+
+def test_a_class_built_at_import_runs_its_constructors_at_import() -> None:
+    """Test data built at module level (`CASES = [Duration(years=0.5)]`) is built by the
+    original `__init__`: the constructors, and what they call, run at import; other methods
+    do not."""
+    library = textwrap.dedent('''\
+        def _decimal(x):
+            return x
+
+
+        class Duration:
+            def __init__(self, years=0):
+                self.years = _decimal(years)
+
+            def __eq__(self, other):
+                return self.years == other.years
+        ''')
+    tests = ast.parse("from lib import Duration\n\nCASES = [Duration(years=0.5)]\n")
+    calls = import_calls(library, [tests])
+    assert calls.direct == {"Duration.__init__"}
+    assert calls.reached == {"Duration.__init__", "_decimal"}
+    assert import_calls(library).direct == frozenset()

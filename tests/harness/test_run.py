@@ -123,6 +123,45 @@ def test_a_function_that_runs_only_at_import_is_tested_through_a_fresh_import(pr
     assert rules[(12, "5")].status.value == "killed"  # module level, as before
 
 
+def test_what_a_test_module_builds_while_collected_is_built_by_the_mutant(project: Path) -> None:
+    """A decorator factory a test class applies, and a class whose objects a test module builds
+    as data, run while the tests are collected: the wrappers and objects the tests use were
+    made by the original code, so their mutants are killed through a fresh import (they were
+    'survived' and 'no coverage' when only the live function's code was swapped)."""
+    (project / "calcpkg" / "memo.py").write_text(
+        "def memoized(cache):\n"
+        "    def decorator(method):\n"
+        "        def wrapper(self, x):\n"
+        "            if x not in cache:\n"
+        "                cache[x] = method(self, x) * 1\n"
+        "            return cache[x]\n"
+        "        wrapper.size = 3\n"
+        "        return wrapper\n"
+        "    return decorator\n\n\n"
+        "class Span:\n"
+        "    def __init__(self, days):\n"
+        "        self.days = days * 1\n\n"
+        "    def __eq__(self, other):\n"
+        "        return self.days == other.days\n")
+    (project / "tests" / "test_memo.py").write_text(
+        "import pytest\n\n"
+        "from calcpkg.memo import Span, memoized\n\n\n"
+        "class Doubler:\n"
+        "    @memoized({})\n"
+        "    def double(self, x):\n"
+        "        return 2 * x\n\n\n"
+        "def test_double():\n"
+        "    assert Doubler().double(4) == 8 and Doubler.double.size == 3\n\n\n"
+        "@pytest.mark.parametrize('span', [Span(7)])\n"
+        "def test_span(span):\n"
+        "    assert span.days == 7\n")
+    result = run(project, paths=("calcpkg/memo.py",))
+    found = by_source(result)
+    assert found[(5, "1", "0")] == "killed"  # inside the wrapper the factory built at collection
+    assert found[(7, "3", "0")] == "killed"  # the factory's own body: ran only at collection
+    assert found[(14, "1", "0")] == "killed"  # Span.__init__: the test's Span(7) was built at import
+
+
 def test_a_fresh_import_that_hangs_in_a_test_is_stopped_at_the_tests_limit(project: Path) -> None:
     """A module-level mutant runs in a fresh interpreter; when it makes a test loop forever, a
     watchdog inside that interpreter ends it at the test's own limit (about 1 s here), not
