@@ -220,7 +220,7 @@ class DaskExecutor:
         batches = list(self._batches(jobs)) or [[]]
         patience = _patience(batches, self._control)
         futures = {self._submit(batch): index for index, batch in enumerate(batches)}
-        out, answered = set(futures), set()
+        out, answered = set(futures), set[int]()
         sent = [1] * len(batches)
         try:
             while len(answered) < len(batches):

@@ -20,7 +20,7 @@ from bugsmith.harness.protocol import TestResult
 MESSAGE_LIMIT = 600
 
 
-def first_lines(error: BaseException, lines: int = 6, limit: int = MESSAGE_LIMIT) -> str:
+def first_lines(error: BaseException | str, lines: int = 6, limit: int = MESSAGE_LIMIT) -> str:
     """The first `lines` lines of `str(error)`, at most `limit` characters; "" if it cannot be had."""
     try:
         text = str(error)
