@@ -36,24 +36,22 @@ def attention(
     may attend, and `out = weights @ v`."""
     q, k, v = _as_inputs(q, k, v)
     scores = np.einsum("...qd,...kd->...qk", q, k) / np.sqrt(q.shape[-1])
-    allowed = np.ones(scores.shape[-2:], dtype=bool)
     if causal:
         n_queries, n_keys = scores.shape[-2:]
         rows = np.arange(n_queries)[:, None]
-        cols = np.arange(n_keys)[None, :]
         # Queries are the last n_queries positions of the keys, as when decoding with a cache.
-        allowed = cols <= rows + (n_keys - n_queries)
+        scores = np.where(np.arange(n_keys) <= rows + (n_keys - n_queries), scores, -np.inf)
     if mask is not None:
-        allowed = allowed & _broadcast_mask(mask, scores.shape)
-    weights = softmax(np.where(allowed, scores, -np.inf), axis=-1)
-    return weights @ v, weights
+        scores = np.where(_broadcast_mask(mask, scores.shape), scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return np.einsum("...qk,...kv->...qv", weights, v), weights
 
 
 def _as_inputs(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[Floats, Floats, Floats]:
     q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        if x.ndim < 2:
-            raise ValueError(f"{name} must have at least 2 dimensions, got shape {x.shape}")
+    if min(q.ndim, k.ndim, v.ndim) < 2:
+        raise ValueError(f"q, k and v need at least 2 dimensions, got {q.shape}, {k.shape}, {v.shape}")
+    # einsum would broadcast a size-1 d or Lk against any other: these checks are not redundant.
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"q and k must share the last dimension d, got {q.shape} and {k.shape}")
     if k.shape[-2] != v.shape[-2]:

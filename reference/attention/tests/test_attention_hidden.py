@@ -134,6 +134,14 @@ def test_softmax_neg_inf_weighs_exactly_zero() -> None:
     close(got, [1.0, 0.0, 0.0])
 
 
+def test_softmax_of_float32_input_is_float64() -> None:
+    """A float32 array is computed in float64: the result is float64 and exact to 1e-12."""
+    x = np.array([0.1, 0.2, 0.7], dtype=np.float32)
+    got = softmax(x)
+    assert got.dtype == np.float64
+    close(got, loop_softmax([float(value) for value in x]))
+
+
 def test_softmax_keeps_shape_and_accepts_lists() -> None:
     """A list of lists of ints gives a float64 array of the same shape."""
     got = softmax([[1, 1], [2, 2], [3, 3]], axis=-2)
@@ -240,6 +248,9 @@ def test_lists_and_ints_are_accepted_as_float64() -> None:
         (((1, 2, 3), (2, 4, 3), (2, 4, 1)), None),   # leading 1 against 2: no broadcasting
         (((2, 2, 3), (2, 4, 3), (1, 4, 1)), None),   # v's leading dimension differs
         (((3, 2, 3), (2, 4, 3), (2, 4, 1)), None),   # q's leading dimension differs
+        (((2, 2, 3), (1, 4, 3), (2, 4, 1)), None),   # k's leading 1 against 2: no broadcasting
+        (((2, 3), (4, 1), (4, 1)), None),            # k's d of 1 against 3: no broadcasting
+        (((2, 3), (4, 3), (1, 1)), None),            # v's Lk of 1 against 4: no broadcasting
         (((2, 3), (2, 4, 3), (2, 4, 1)), None),      # q lacks the leading dimension
         (((3,), (4, 3), (4, 1)), None),              # q is 1-D
         (((2, 3), (3,), (1, 1)), None),              # k is 1-D
