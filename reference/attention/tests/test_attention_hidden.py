@@ -253,6 +253,8 @@ def test_lists_and_ints_are_accepted_as_float64() -> None:
         (((2, 3), (4, 3), (1, 1)), None),            # v's Lk of 1 against 4: no broadcasting
         (((2, 3), (2, 4, 3), (2, 4, 1)), None),      # q lacks the leading dimension
         (((3,), (4, 3), (4, 1)), None),              # q is 1-D
+        (((), (4, 3), (4, 1)), None),                # q is a scalar
+        (((2, 3), (), (4, 1)), None),                # k is a scalar
         (((2, 3), (3,), (1, 1)), None),              # k is 1-D
         (((2, 3), (4, 3), (4,)), None),              # v is 1-D
         (((2, 3), (4, 3), (4, 1)), (4, 2)),          # mask transposed
