@@ -39,37 +39,36 @@ def sizes() -> SearchStrategy[tuple[int, int]]:
 
 @st.composite
 def histories(draw: st.DrawFn, min_live: int = 0, max_calls: int = 12) -> History:
-    """A fresh allocator put through up to `max_calls` calls, each valid when it is made."""
+    """A fresh allocator put through up to `max_calls` calls, each valid when it is made.
+
+    Every new sequence gets a fresh id (`s0`, `s1`, ...), so a history never depends on an id
+    being free again after `free`; the suites test that rule on its own."""
     num_blocks, block_size = draw(sizes())
     allocator = BlockAllocator(num_blocks, block_size)
     live: list[str] = []
+    named = 0
     for _ in range(draw(st.integers(min_value=0, max_value=max_calls))):
-        dead = [seq_id for seq_id in SEQ_IDS if seq_id not in live]
         kind = draw(st.sampled_from(("allocate", "append", "fork", "free") if live else ("allocate",)))
         try:
-            if kind == "allocate" and dead:
-                seq_id = draw(st.sampled_from(dead))
-                allocator.allocate(seq_id, draw(st.integers(min_value=1, max_value=3 * block_size)))
-                live.append(seq_id)
+            if kind == "allocate":
+                allocator.allocate(f"s{named}", draw(st.integers(min_value=1, max_value=3 * block_size)))
+                live.append(f"s{named}")
+                named += 1
             elif kind == "append":
                 allocator.append_token(draw(st.sampled_from(live)))
-            elif kind == "fork" and dead:
-                child = draw(st.sampled_from(dead))
-                allocator.fork(draw(st.sampled_from(live)), child)
-                live.append(child)
-            elif kind == "free":
+            elif kind == "fork":
+                allocator.fork(draw(st.sampled_from(live)), f"s{named}")
+                live.append(f"s{named}")
+                named += 1
+            else:
                 seq_id = draw(st.sampled_from(live))
                 allocator.free(seq_id)
                 live.remove(seq_id)
         except OutOfBlocks:
             pass  # the pool ran dry; the call changed nothing
-    while len(live) < min_live:  # top up with the smallest sequences the pool still holds
-        dead = [seq_id for seq_id in SEQ_IDS if seq_id not in live]
-        if live:
-            allocator.fork(live[0], dead[0])
-        else:
-            allocator.allocate(dead[0], 1)
-        live.append(dead[0])
+    if len(live) < min_live:  # the smallest sequence the pool can hold: it is empty
+        allocator.allocate(f"s{named}", 1)
+        live.append(f"s{named}")
     return History(allocator=allocator, live=tuple(live), num_blocks=num_blocks, block_size=block_size)
 
 
@@ -80,16 +79,14 @@ def _on_live(history: History) -> SearchStrategy[Call]:
 @st.composite
 def _allocate_calls(draw: st.DrawFn) -> Call:
     history = draw(histories().filter(lambda history: history.allocator.num_free_blocks > 0))
-    dead = [seq_id for seq_id in (*SEQ_IDS, "new") if seq_id not in history.live]
     tokens = st.integers(min_value=1, max_value=history.allocator.num_free_blocks * history.block_size)
-    return (history.allocator, draw(st.sampled_from(dead)), draw(tokens)), {}
+    return (history.allocator, "new", draw(tokens)), {}
 
 
 @st.composite
 def _fork_calls(draw: st.DrawFn) -> Call:
     history = draw(histories(min_live=1))
-    dead = [seq_id for seq_id in (*SEQ_IDS, "new") if seq_id not in history.live]
-    return (history.allocator, draw(st.sampled_from(history.live)), draw(st.sampled_from(dead))), {}
+    return (history.allocator, draw(st.sampled_from(history.live)), "new"), {}
 
 
 @st.composite

@@ -83,6 +83,8 @@ def test_free_returns_blocks_nobody_else_holds() -> None:
     a.free("p")
     assert a.num_free_blocks == 1
     assert [a.ref_count(b) for b in range(3)] == [1, 1, 0]
+    with pytest.raises(KeyError):
+        a.num_tokens("p")
     a.free("c")
     assert a.num_free_blocks == 3
 
@@ -97,6 +99,16 @@ def test_out_of_blocks_changes_nothing() -> None:
     with pytest.raises(KeyError):
         a.block_table("t")
     assert a.allocate("t", 2) == (2,)
+
+
+def test_copy_without_a_free_block_changes_nothing() -> None:
+    """A write into a shared block with an empty pool raises OutOfBlocks; the block stays shared."""
+    a = BlockAllocator(num_blocks=1, block_size=2)
+    a.allocate("p", 1)
+    a.fork("p", "c")
+    with pytest.raises(OutOfBlocks):
+        a.append_token("c")
+    assert (a.block_table("c"), a.num_tokens("c"), a.ref_count(0)) == ((0,), 1, 2)
 
 
 @pytest.mark.parametrize(("num_blocks", "block_size"), [(0, 4), (4, 0), (-1, 4), (4, -2)])
