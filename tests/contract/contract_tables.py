@@ -18,7 +18,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TABLES = Path(__file__).resolve().parent / "tables"
-PROBLEMS = ("auc", "scheduler", "rolling_features", "extra_trees")
+PROBLEMS = ("auc", "scheduler", "rolling_features", "extra_trees",
+            "kv_cache", "attention")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

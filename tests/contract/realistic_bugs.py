@@ -194,4 +194,125 @@ BUGS = (
     Bug(name="trees-width-not-checked-at-predict", problem="extra_trees", file="forest.py",
         old="if X.shape[1] != self.n_features_in_:", new="if X.shape[1] < self.n_features_in_:",
         breaks="predict-width"),
+    # --- kv_cache (issue 17, problem 5) ----------------------------------------------------------
+    Bug(name="kv-ceil-adds-a-block-to-exact-multiples", problem="kv_cache", file="allocator.py",
+        old="blocks = self._take((num_tokens + self._block_size - 1) // self._block_size)",
+        new="blocks = self._take(num_tokens // self._block_size + 1)",
+        breaks="ceil-blocks"),
+    Bug(name="kv-capacity-checked-after-taking-blocks", problem="kv_cache", file="allocator.py",
+        old="""        if count > len(self._free):
+            raise OutOfBlocks(f"{count} blocks needed, {len(self._free)} free")
+        blocks = sorted(self._free)[:count]
+        self._free.difference_update(blocks)
+""",
+        new="""        blocks = sorted(self._free)[:count]
+        self._free.difference_update(blocks)
+        if count > len(blocks):
+            raise OutOfBlocks(f"{count} blocks needed, {len(blocks)} free")
+""",
+        breaks="rejected-call-changes-nothing"),
+    Bug(name="kv-copy-on-write-forgotten", problem="kv_cache", file="allocator.py",
+        old="""        elif self._refs[sequence.blocks[-1]] > 1:
+            # Copy-on-write: the other holders keep the shared block as it is.
+            (block,) = self._take(1)
+            self._release(sequence.blocks[-1])
+            sequence.blocks[-1] = block
+        else:""",
+        new="""        else:""",
+        breaks="copy-on-write"),
+    Bug(name="kv-copy-keeps-the-shared-count", problem="kv_cache", file="allocator.py",
+        old="""            self._release(sequence.blocks[-1])
+            sequence.blocks[-1] = block""",
+        new="""            sequence.blocks[-1] = block""",
+        breaks="copy-on-write"),
+    Bug(name="kv-free-returns-shared-blocks-to-the-pool", problem="kv_cache", file="allocator.py",
+        old="""        self._refs[block] -= 1
+        if self._refs[block] == 0:
+            self._free.add(block)""",
+        new="""        self._refs[block] -= 1
+        self._free.add(block)""",
+        breaks="free"),
+    Bug(name="kv-fork-does-not-count-references", problem="kv_cache", file="allocator.py",
+        old="""        for block in parent.blocks:
+            self._refs[block] += 1
+""",
+        new="",
+        breaks="fork"),
+    Bug(name="kv-highest-free-block-first", problem="kv_cache", file="allocator.py",
+        old="blocks = sorted(self._free)[:count]", new="blocks = sorted(self._free, reverse=True)[:count]",
+        breaks="lowest-free-first"),
+    Bug(name="kv-full-shared-block-copied-instead-of-extended", problem="kv_cache", file="allocator.py",
+        old="""        if sequence.tokens % self._block_size == 0:
+            (block,) = self._take(1)
+            sequence.blocks.append(block)
+        elif self._refs[sequence.blocks[-1]] > 1:""",
+        new="""        if self._refs[sequence.blocks[-1]] > 1:""",
+        more=(("""            sequence.blocks[-1] = block
+        else:""", """            sequence.blocks[-1] = block
+        elif sequence.tokens % self._block_size == 0:
+            (block,) = self._take(1)
+            sequence.blocks.append(block)
+        else:"""),),
+        breaks="append-full-takes-a-block"),
+    Bug(name="kv-sole-holder-copies-too", problem="kv_cache", file="allocator.py",
+        old="elif self._refs[sequence.blocks[-1]] > 1:", new="elif self._refs[sequence.blocks[-1]] >= 1:",
+        breaks="append-in-place"),
+    Bug(name="kv-shared-block-released-before-the-copy-is-taken", problem="kv_cache", file="allocator.py",
+        old="""            (block,) = self._take(1)
+            self._release(sequence.blocks[-1])
+            sequence.blocks[-1] = block""",
+        new="""            self._release(sequence.blocks[-1])
+            (block,) = self._take(1)
+            sequence.blocks[-1] = block""",
+        breaks="append-out-of-blocks"),
+    Bug(name="kv-fork-overwrites-a-live-child", problem="kv_cache", file="allocator.py",
+        old="""        if child_id in self._sequences:
+            raise ValueError(f"sequence {child_id!r} already exists")
+        for block""",
+        new="""        for block""",
+        breaks="fork-validation"),
+    Bug(name="kv-ref-count-accepts-num-blocks", problem="kv_cache", file="allocator.py",
+        old="if not 0 <= block < self._num_blocks:", new="if not 0 <= block <= self._num_blocks:",
+        breaks="ref-count-validation"),
+    # --- attention (issue 17, problem 6) ---------------------------------------------------------
+    Bug(name="attn-causal-diagonal-not-shifted", problem="attention", file="attention.py",
+        old="np.arange(n_keys) <= rows + (n_keys - n_queries)", new="np.arange(n_keys) <= rows",
+        breaks="causal"),
+    Bug(name="attn-scaled-by-d-not-sqrt-d", problem="attention", file="attention.py",
+        old="/ np.sqrt(q.shape[-1])", new="/ q.shape[-1]",
+        breaks="scaled-scores"),
+    Bug(name="attn-scaled-by-dv", problem="attention", file="attention.py",
+        old="/ np.sqrt(q.shape[-1])", new="/ np.sqrt(v.shape[-1])",
+        breaks="scaled-scores"),
+    Bug(name="attn-softmax-over-the-queries", problem="attention", file="attention.py",
+        old="weights = softmax(scores, axis=-1)", new="weights = softmax(scores, axis=-2)",
+        breaks="weights-and-output"),
+    Bug(name="attn-softmax-max-not-subtracted", problem="attention", file="attention.py",
+        old="exps = np.exp(x - peak)", new="exps = np.exp(x)",
+        breaks="softmax-stable"),
+    Bug(name="attn-all-neg-inf-slice-is-nan", problem="attention", file="attention.py",
+        old="return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)",
+        new="return exps / total",
+        breaks="softmax-neg-inf"),
+    Bug(name="attn-mask-transposed", problem="attention", file="attention.py",
+        old="scores = np.where(_broadcast_mask(mask, scores.shape), scores, -np.inf)",
+        new="scores = np.where(_broadcast_mask(np.asarray(mask).T, scores.shape), scores, -np.inf)",
+        breaks="mask"),
+    Bug(name="attn-mask-ignored-when-causal", problem="attention", file="attention.py",
+        old="    if mask is not None:\n", new="    elif mask is not None:\n",
+        breaks="mask-and-causal"),
+    Bug(name="attn-masked-with-minus-a-billion", problem="attention", file="attention.py",
+        old="scores = np.where(_broadcast_mask(mask, scores.shape), scores, -np.inf)",
+        new="scores = np.where(_broadcast_mask(mask, scores.shape), scores, -1e9)",
+        breaks="nothing-to-attend"),
+    Bug(name="attn-leading-dimensions-broadcast", problem="attention", file="attention.py",
+        old="""    if not q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
+        raise ValueError(f"q, k and v must have the same leading dimensions, got {q.shape}, {k.shape}, {v.shape}")
+""",
+        new="",
+        breaks="error-leading"),
+    Bug(name="attn-mask-broadcast-both-ways", problem="attention", file="attention.py",
+        old="return np.broadcast_to(np.asarray(mask, dtype=bool), shape)",
+        new="return np.asarray(mask, dtype=bool) | np.zeros(shape, dtype=bool)",
+        breaks="error-mask"),
 )

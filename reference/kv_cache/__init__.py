@@ -1,0 +1,5 @@
+"""Paged KV-cache block allocator: lowest-free allocation, reference counts, copy-on-write."""
+
+from .allocator import BlockAllocator, OutOfBlocks
+
+__all__ = ["BlockAllocator", "OutOfBlocks"]
