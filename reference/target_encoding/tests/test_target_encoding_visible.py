@@ -87,8 +87,8 @@ def test_the_default_prior_also_smooths():
 
 
 def test_missing_categories_are_one_category_of_their_own():
-    """None and NaN are the same missing category, encoded from each other only."""
-    df = frame([None, "a", np.nan, None], [1, 2, 3, 4], [4.0, 100.0, 8.0, 0.0])
+    """None, NaN and pd.NA are the same missing category, encoded from each other only."""
+    df = frame([None, "a", np.nan, pd.NA], [1, 2, 3, 4], [4.0, 100.0, 8.0, 0.0])
     got = encode_train(df, column="k", target="y", time="t", prior=-1.0)
     assert_encoding(got, [-1.0, -1.0, 4.0, 6.0])
 
