@@ -55,8 +55,6 @@ def _validated(
     # float, so that booleans and unsigned integers negate correctly and None becomes NaN
     scores = _column(y_score, "y_score", dtype=float)
     _check_length(scores, labels, "y_score")
-    if labels.size == 0:
-        raise ValueError("y_true and y_score are empty")
     binary = np.isin(labels, (0, 1))
     if not binary.all():
         raise ValueError(f"y_true must contain only 0 and 1 or booleans, got {labels[~binary][0]}")
@@ -65,8 +63,8 @@ def _validated(
     weights = np.ones(labels.size) if sample_weight is None else _weights(sample_weight, labels)
     # Zero-weight samples must not even create a curve point, as in scikit-learn.
     keep = weights > 0
-    if not keep.any():
-        raise ValueError("every sample has weight 0: there is nothing to rank")
+    if not keep.any():  # also an empty input
+        raise ValueError("no sample has a positive weight (or there is no sample): nothing to rank")
     return labels[keep] == 1, scores[keep], weights[keep]
 
 

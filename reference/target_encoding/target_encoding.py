@@ -28,15 +28,11 @@ def encode_train(
     The encoding is `(sum + prior * smoothing) / (count + smoothing)` over those rows; `prior`
     defaults to the mean target of every strictly earlier row. Index and row order are kept.
     """
-    _check_columns(df, column, target, time)
     _check_time(df[time])
     y = _checked_target(df[target])
     _check_smoothing(smoothing, prior)
-    rows = pd.DataFrame({
-        "key": _category_codes(df[column]),
-        "time": df[time].reset_index(drop=True),
-        "y": y,
-    })
+    # Positional columns (`.array` drops the index): rows are matched by position, never by label.
+    rows = pd.DataFrame({"key": _category_codes(df[column]), "time": df[time].array, "y": y})
     # Totals per (category, time), then the running total of each category's earlier times.
     per_time = rows.groupby(["key", "time"])["y"].agg(["sum", "count"])
     earlier = per_time.groupby(level="key").cumsum().groupby(level="key").shift(1, fill_value=0)
@@ -47,7 +43,7 @@ def encode_train(
         totals = overall.reindex(rows["time"])
         priors = (totals["sum"] / totals["count"]).to_numpy()
     else:
-        priors = np.full(len(rows), float(prior))
+        priors = prior
     encoded = _smoothed(at_row["sum"].to_numpy(), at_row["count"].to_numpy(), priors, smoothing)
     return pd.Series(encoded, index=df.index, name=f"{column}_encoded", dtype=float)
 
@@ -65,23 +61,21 @@ def encode_apply(
 
     `prior` defaults to the mean target of `train`. Index and row order of `test` are kept.
     """
-    _check_columns(train, column, target)
-    _check_columns(test, column)
     y = _checked_target(train[target])
     _check_smoothing(smoothing, prior)
     # One coding of both frames, so that a category means the same in each.
-    keys = _category_codes(pd.concat([train[column], test[column]], ignore_index=True))
+    keys = _category_codes(pd.concat([train[column], test[column]]))
     train_keys, test_keys = keys[: len(train)], keys[len(train):]
     stats = pd.Series(y).groupby(train_keys).agg(["sum", "count"])
     at_row = stats.reindex(test_keys, fill_value=0)
     if prior is None:
-        prior = y.mean() if len(y) else math.nan
-    priors = np.full(len(test), float(prior))
-    encoded = _smoothed(at_row["sum"].to_numpy(), at_row["count"].to_numpy(), priors, smoothing)
+        with np.errstate(invalid="ignore"):
+            prior = y.sum() / y.size  # NaN for an empty train: there is no mean to fall back on
+    encoded = _smoothed(at_row["sum"].to_numpy(), at_row["count"].to_numpy(), prior, smoothing)
     return pd.Series(encoded, index=test.index, name=f"{column}_encoded", dtype=float)
 
 
-def _smoothed(sums: np.ndarray, counts: np.ndarray, priors: np.ndarray, smoothing: float) -> np.ndarray:
+def _smoothed(sums: np.ndarray, counts: np.ndarray, priors: np.ndarray | float, smoothing: float) -> np.ndarray:
     """Shrink each category mean towards its prior; a category without rows is its prior."""
     with np.errstate(invalid="ignore", divide="ignore"):
         means = (sums + priors * smoothing) / (counts + smoothing)
@@ -92,12 +86,6 @@ def _category_codes(values: pd.Series) -> np.ndarray:
     """An integer per distinct value; every missing value (None, NaN, NA) is one more value."""
     codes, uniques = pd.factorize(values)
     return np.where(codes < 0, len(uniques), codes)
-
-
-def _check_columns(df: pd.DataFrame, *names: str) -> None:
-    for name in names:
-        if name not in df.columns:
-            raise KeyError(f"column {name!r} is not in the frame")
 
 
 def _check_time(times: pd.Series) -> None:
@@ -112,10 +100,7 @@ def _checked_target(values: pd.Series) -> np.ndarray:
         raise ValueError(f"target column must be numeric, got dtype {values.dtype}")
     if values.isna().any():
         raise ValueError("target column has missing values")
-    y = values.to_numpy(dtype=float)
-    if not np.isfinite(y).all():
-        raise ValueError("target column must be finite")
-    return y
+    return values.to_numpy(dtype=float)
 
 
 def _check_smoothing(smoothing: float, prior: float | None) -> None:
