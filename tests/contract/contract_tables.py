@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 TABLES = Path(__file__).resolve().parent / "tables"
 PROBLEMS = ("auc", "scheduler", "rolling_features", "extra_trees",
-            "kv_cache", "attention")
+            "kv_cache", "attention", "pr_curve", "target_encoding")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

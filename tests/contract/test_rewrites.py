@@ -21,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 REWRITES = Path(__file__).resolve().parent / "rewrites"
 PROBLEMS = ("auc", "scheduler", "rolling_features", "extra_trees",
-            "kv_cache", "attention")
+            "kv_cache", "attention", "pr_curve", "target_encoding")
 # As the grader lays a pack out: the suites find `reference` on the rootdir, nothing installed.
 PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\ntestpaths = reference\n" \
              "markers =\n    hidden: held back from candidates; used to grade a fix\n"

@@ -1,0 +1,87 @@
+"""Hypothesis strategies that generate valid inputs for `reference.pr_curve`.
+
+The inputs are built to expose precision-recall bugs: scores come from a small pool so ties
+(also across classes) are the rule, positives are rare as often as not (and now and then absent
+or alone), and weights include zeros, fractions and large values. At least one sample always
+carries positive weight, so every input is valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
+
+Problem = tuple[np.ndarray, np.ndarray, np.ndarray | None]
+Call = tuple[tuple[Any, ...], dict[str, Any]]
+
+_SCORES = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+_POSITIVE_WEIGHTS = st.sampled_from([0.5, 1.0, 2.0, 3.0]) | st.floats(1e-3, 1e3)
+_WEIGHTS = st.just(0.0) | _POSITIVE_WEIGHTS
+_LAYOUTS = ("list", "array", "column")
+
+
+def binary_problems(
+    *, max_size: int = 14, weighted: bool | None = None, both_classes: bool = False
+) -> SearchStrategy[Problem]:
+    """`(y_true, y_score, sample_weight)` as 1-D arrays of 1 to `max_size` samples.
+
+    Labels are int 0/1 (a third of the time positives are rare), scores floats,
+    `sample_weight` floats or None when unweighted; `weighted=None` lets hypothesis choose.
+    With `both_classes`, a positive and a negative always carry positive weight.
+    """
+    return _problems(max_size, weighted, both_classes)
+
+
+@st.composite
+def _problems(draw: st.DrawFn, max_size: int, weighted: bool | None, both_classes: bool) -> Problem:
+    size = draw(st.integers(2 if both_classes else 1, max_size))
+    classes = draw(st.sampled_from([(0, 1), (0, 1), (0, 0, 0, 1)]))  # balanced or rare positives
+    labels = draw(st.lists(st.sampled_from(classes), min_size=size, max_size=size))
+    pool = draw(st.lists(_SCORES, min_size=1, max_size=5, unique=True))
+    scores = draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size))
+    # The sample(s) that keep the input valid: one with positive weight, or one of each class.
+    first = draw(st.integers(0, size - 1))
+    kept = [first]
+    if both_classes:
+        second = (first + draw(st.integers(1, size - 1))) % size
+        labels[first], labels[second] = 1, 0
+        kept.append(second)
+    if not (draw(st.booleans()) if weighted is None else weighted):
+        return np.array(labels), np.array(scores), None
+    weights = draw(st.lists(_WEIGHTS, min_size=size, max_size=size))
+    for index in kept:
+        weights[index] = draw(_POSITIVE_WEIGHTS)
+    return np.array(labels), np.array(scores), np.array(weights)
+
+
+def call_strategies() -> dict[str, SearchStrategy[Call]]:
+    """Map each public function to `(args, kwargs)` of valid calls in every accepted layout."""
+    calls = _calls()
+    return {"precision_recall_curve": calls, "average_precision_score": calls}
+
+
+@st.composite
+def _calls(draw: st.DrawFn) -> Call:
+    y_true, y_score, sample_weight = draw(binary_problems())
+    if draw(st.booleans()):
+        y_true = y_true.astype(bool)
+    args = (draw(_laid_out(y_true)), draw(_laid_out(y_score)))
+    if sample_weight is None:
+        return args, draw(st.sampled_from([{}, {"sample_weight": None}]))
+    return args, {"sample_weight": draw(_laid_out(sample_weight))}
+
+
+def _laid_out(values: np.ndarray) -> SearchStrategy[Any]:
+    """`values` as a list, a 1-D array or an `(n, 1)` column, the three accepted layouts."""
+    return st.sampled_from(_LAYOUTS).map(lambda layout: _as_layout(values, layout))
+
+
+def _as_layout(values: np.ndarray, layout: str) -> Any:
+    if layout == "list":
+        return values.tolist()
+    if layout == "column":
+        return values.reshape(-1, 1)
+    return values

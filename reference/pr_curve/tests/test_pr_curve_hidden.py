@@ -1,0 +1,310 @@
+"""Held-back tests of `reference.pr_curve`: oracles (sklearn, brute force), invariants, edge cases."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics
+
+from reference.pr_curve import average_precision_score, precision_recall_curve
+from reference.pr_curve.strategies import binary_problems, call_strategies
+
+pytestmark = pytest.mark.hidden
+
+TOLERANCE = 1e-12
+
+
+def assert_same_curve(got, expected, context=""):
+    """Two `(precision, recall, thresholds)` triples agree point by point."""
+    for name, actual, wanted in zip(("precision", "recall", "thresholds"), got, expected):
+        assert actual.shape == np.shape(wanted), f"{name}: {actual} vs {wanted} {context}"
+        np.testing.assert_allclose(actual, wanted, rtol=0, atol=TOLERANCE, err_msg=name + context)
+
+
+def sklearn_curve_and_ap(y_true, y_score, sample_weight):
+    """scikit-learn's answer; it warns when there is no positive, which is the documented case."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        curve = metrics.precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
+        ap = metrics.average_precision_score(y_true, y_score, sample_weight=sample_weight)
+    return curve, ap
+
+
+def brute_force_curve(y_true, y_score, sample_weight):
+    """The curve by definition: for each distinct weighted score, precision and recall at or above."""
+    weight = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight)
+    counted = weight > 0
+    positive, negative = counted & (y_true == 1), counted & (y_true == 0)
+    thresholds = np.unique(y_score[counted])
+    above = y_score[None, :] >= thresholds[:, None]
+    tp = (above * (weight * positive)).sum(axis=1)
+    fp = (above * (weight * negative)).sum(axis=1)
+    total = weight[positive].sum()
+    recall = tp / total if total > 0 else np.ones(len(thresholds))
+    return np.r_[tp / (tp + fp), 1.0], np.r_[recall, 0.0], thresholds
+
+
+def step_sum(precision, recall):
+    """AP = sum (R_n - R_{n-1}) P_n from the highest threshold down, with R_0 = 0."""
+    total, previous = 0.0, 0.0
+    for p, r in zip(precision[-2::-1], recall[-2::-1]):
+        total += (r - previous) * p
+        previous = r
+    return total
+
+
+def seeded_problem(seed, size=40, positive_share=0.2):
+    """A fixed random problem with heavy ties, rare positives and some zero weights."""
+    rng = np.random.default_rng(seed)
+    y_true = (rng.random(size) < positive_share).astype(int)
+    y_score = rng.integers(0, 6, size) * 0.25 - 0.5
+    weight = rng.choice([0.0, 0.5, 1.0, 2.5, 4.0], size)
+    y_true[:2], weight[:2] = (1, 0), (1.5, 0.75)
+    return y_true, y_score, weight
+
+
+# --- oracles ---------------------------------------------------------------------------------
+
+
+@given(binary_problems())
+def test_curve_and_ap_match_sklearn(problem):
+    """Curve and AP equal sklearn's within 1e-12: ties, weights, zero weights, one class."""
+    y_true, y_score, weight = problem
+    expected, want = sklearn_curve_and_ap(y_true, y_score, weight)
+    assert_same_curve(precision_recall_curve(y_true, y_score, sample_weight=weight), expected)
+    got = average_precision_score(y_true, y_score, sample_weight=weight)
+    assert abs(got - want) <= TOLERANCE, f"AP {got}, sklearn {want}"
+
+
+@settings(max_examples=30)
+@given(binary_problems())
+def test_curve_and_ap_match_their_definitions(problem):
+    """Points are the weighted precision and recall of `score >= t` per distinct score, in
+    increasing t, then (1, 0); AP is the step sum over them."""
+    y_true, y_score, weight = problem
+    curve = precision_recall_curve(y_true, y_score, sample_weight=weight)
+    assert_same_curve(curve, brute_force_curve(y_true, y_score, weight))
+    for name, values in zip(("precision", "recall", "thresholds"), curve):
+        assert values.dtype == np.float64, f"{name} is {values.dtype}, not float64"
+    got = average_precision_score(y_true, y_score, sample_weight=weight)
+    expected = step_sum(*curve[:2])
+    assert abs(got - expected) <= TOLERANCE, f"AP {got}, step sum {expected}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_seeded_problems_match_sklearn(seed):
+    """Larger fixed problems (40 samples, 6 distinct scores, 20% positives) match sklearn."""
+    y_true, y_score, weight = seeded_problem(seed)
+    for sample_weight in (None, weight):
+        expected, want = sklearn_curve_and_ap(y_true, y_score, sample_weight)
+        got = precision_recall_curve(y_true, y_score, sample_weight=sample_weight)
+        assert_same_curve(got, expected, f" seed {seed}")
+        ap = average_precision_score(y_true, y_score, sample_weight=sample_weight)
+        assert abs(ap - want) <= TOLERANCE, f"seed {seed}: AP {ap}, sklearn {want}"
+
+
+@settings(max_examples=20)
+@given(st.sampled_from(sorted(call_strategies())).flatmap(
+    lambda name: st.tuples(st.just(name), call_strategies()[name])))
+def test_every_layout_gives_the_flat_array_answer(call):
+    """Lists, 1-D arrays, `(n, 1)` columns and boolean labels all mean the same 1-D input."""
+    name, (args, kwargs) = call
+    function = {"precision_recall_curve": precision_recall_curve,
+                "average_precision_score": average_precision_score}[name]
+    flat_args = tuple(np.asarray(arg).ravel() for arg in args)
+    flat_kwargs = {key: None if value is None else np.asarray(value, dtype=float).ravel()
+                   for key, value in kwargs.items()}
+    got, expected = function(*args, **kwargs), function(*flat_args, **flat_kwargs)
+    if name == "average_precision_score":
+        assert got == expected, f"AP {got} for {args}, {kwargs}; {expected} for flat arrays"
+    else:
+        assert_same_curve(got, expected)
+
+
+# --- invariants ------------------------------------------------------------------------------
+
+
+@settings(max_examples=15)
+@given(binary_problems(), st.randoms(use_true_random=False), st.sampled_from([0.125, 3.0, 1000.0]))
+def test_sample_order_and_weight_scale_do_not_matter(problem, random, factor):
+    """Shuffling samples or scaling all weights leaves the curve unchanged (both are shares)."""
+    y_true, y_score, weight = problem
+    weight = np.ones(len(y_true)) if weight is None else weight
+    expected = precision_recall_curve(y_true, y_score, sample_weight=weight)
+    order = np.array(random.sample(range(len(y_true)), len(y_true)))
+    shuffled = precision_recall_curve(y_true[order], y_score[order], sample_weight=weight[order] * factor)
+    assert_same_curve(shuffled, expected)
+
+
+@settings(max_examples=15)
+@given(binary_problems(weighted=False, both_classes=True),
+       st.lists(st.integers(0, 3), min_size=14, max_size=14))
+def test_integer_weights_equal_repeated_samples(problem, counts):
+    """Weight k equals k copies of the sample; weight 0 equals removing it."""
+    y_true, y_score, _ = problem
+    counts = np.array(counts[: len(y_true)])
+    counts[y_true.argmax()] = counts[y_true.argmin()] = 1
+    repeated = precision_recall_curve(np.repeat(y_true, counts), np.repeat(y_score, counts))
+    assert_same_curve(precision_recall_curve(y_true, y_score, sample_weight=counts), repeated)
+    ap = average_precision_score(y_true, y_score, sample_weight=counts)
+    assert abs(ap - average_precision_score(np.repeat(y_true, counts), np.repeat(y_score, counts))) <= TOLERANCE
+
+
+@settings(max_examples=15)
+@given(binary_problems(), st.lists(st.tuples(st.integers(0, 1), st.floats(-10, 10)), max_size=4))
+def test_zero_weight_samples_change_nothing(problem, extra):
+    """Appending samples of weight 0, at any score, leaves the curve exactly as it was."""
+    y_true, y_score, weight = problem
+    weight = np.ones(len(y_true)) if weight is None else weight
+    more_true = np.r_[y_true, [label for label, _ in extra]].astype(int)
+    more_score = np.r_[y_score, [score for _, score in extra]]
+    more_weight = np.r_[weight, np.zeros(len(extra))]
+    assert_same_curve(precision_recall_curve(more_true, more_score, sample_weight=more_weight),
+                      precision_recall_curve(y_true, y_score, sample_weight=weight))
+
+
+@settings(max_examples=15)
+@given(binary_problems(both_classes=True))
+def test_thresholds_increase_and_recall_never_rises(problem):
+    """Thresholds strictly increase, recall never increases along the arrays, the first point
+    has recall 1 and the last is (1, 0)."""
+    y_true, y_score, weight = problem
+    precision, recall, thresholds = precision_recall_curve(y_true, y_score, sample_weight=weight)
+    assert (np.diff(thresholds) > 0).all(), thresholds
+    assert (np.diff(recall) <= 0).all(), recall
+    assert recall[0] == pytest.approx(1.0, abs=TOLERANCE) and (precision[-1], recall[-1]) == (1.0, 0.0)
+    assert len(precision) == len(recall) == len(thresholds) + 1
+
+
+# --- remaining edge cases --------------------------------------------------------------------
+
+
+def test_smallest_inputs():
+    """One sample of either class, and one positive above one negative."""
+    assert_same_curve(precision_recall_curve([1], [0.5]), ([1, 1], [1, 0], [0.5]))
+    assert_same_curve(precision_recall_curve([0], [0.5]), ([0, 1], [1, 0], [0.5]))
+    assert_same_curve(precision_recall_curve([1, 0], [2, 1]), ([0.5, 1, 1], [1, 1, 0], [1, 2]))
+    assert average_precision_score([1, 0], [2, 1]) == 1.0
+    assert average_precision_score([0, 1], [2, 1]) == 0.5
+    assert average_precision_score([0], [0.5]) == 0.0
+
+
+def test_thresholds_are_float_even_for_integer_scores():
+    """Integer scores give float64 thresholds holding the same values."""
+    precision, recall, thresholds = precision_recall_curve([0, 1, 0], [3, 7, 5])
+    assert thresholds.dtype == np.float64 and precision.dtype == recall.dtype == np.float64
+    assert thresholds.tolist() == [3.0, 5.0, 7.0]
+
+
+def test_unsigned_integer_scores_keep_their_order():
+    """uint8 scores must not wrap around when sorted."""
+    got = precision_recall_curve([0, 1, 0, 1], np.array([0, 200, 10, 100], dtype=np.uint8))
+    assert_same_curve(got, ([0.5, 2 / 3, 1, 1, 1], [1, 1, 1, 0.5, 0], [0, 10, 100, 200]))
+
+
+def test_boolean_scores_are_two_thresholds():
+    """Hard 0/1 predictions as booleans: thresholds 0 and 1."""
+    got = precision_recall_curve([0, 1, 1, 0], [False, True, False, False])
+    assert_same_curve(got, ([0.5, 1, 1], [1, 0.5, 0], [0, 1]))
+
+
+def test_float_labels_zero_and_one():
+    """Labels 0.0 and 1.0 are the same classes as 0 and 1."""
+    assert average_precision_score([0.0, 1.0, 1.0], [0.1, 0.3, 0.2]) == 1.0
+
+
+def test_negative_and_tied_zero_scores():
+    """Negative scores and 0.0 / -0.0 ties are ordinary scores (-0.0 equals 0.0)."""
+    got = precision_recall_curve([1, 0, 1, 0], [-0.0, 0.0, -3.5, -1.0])
+    assert_same_curve(got, ([0.5, 1 / 3, 0.5, 1], [1, 0.5, 0.5, 0], [-3.5, -1, 0]))
+
+
+def test_fractional_weights_below_one_count():
+    """Small positive weights are real weights, not treated as zero."""
+    kwargs = {"sample_weight": [0.25, 0.5, 0.75, 0.5]}
+    got = precision_recall_curve([1, 0, 1, 0], [4, 3, 2, 1], **kwargs)
+    assert_same_curve(got, ([0.5, 2 / 3, 1 / 3, 1, 1], [1, 1, 0.25, 0.25, 0], [1, 2, 3, 4]))
+    ap = average_precision_score([1, 0, 1, 0], [4, 3, 2, 1], **kwargs)
+    assert ap == pytest.approx(0.25 + 0.75 * 2 / 3, abs=TOLERANCE)
+
+
+def test_zero_weight_at_the_top_and_bottom_scores():
+    """Weight-0 samples at the extreme scores leave no threshold at either end."""
+    got = precision_recall_curve([0, 1, 0, 1, 1], [9, 5, 4, 3, 0], sample_weight=[0, 1, 2, 1, 0])
+    assert_same_curve(got, ([0.5, 1 / 3, 1, 1], [1, 0.5, 0.5, 0], [3, 4, 5]))
+
+
+def test_positives_only_at_weight_zero_count_as_no_positive():
+    """If every positive has weight 0 the curve follows the no-positive rule: recall 1, AP 0."""
+    got = precision_recall_curve([0, 1, 0], [0.2, 0.5, 0.7], sample_weight=[1, 0, 1])
+    assert_same_curve(got, ([0, 0, 1], [1, 1, 0], [0.2, 0.7]))
+    assert average_precision_score([0, 1, 0], [0.2, 0.5, 0.7], sample_weight=[1, 0, 1]) == 0.0
+
+
+def test_explicit_none_weight_and_column_weight():
+    """`sample_weight=None` means unit weights; a weight column `(n, 1)` is accepted."""
+    y_true, y_score = [0, 1, 1, 0], [0.3, 0.6, 0.2, 0.1]
+    assert average_precision_score(y_true, y_score, sample_weight=None) == pytest.approx(5 / 6, abs=TOLERANCE)
+    column = np.array([[1.0], [3.0], [1.0], [2.0]])
+    # Recall rises 3/4 at precision 1 (0.6), then 1/4 at precision 4/5 (0.2).
+    got = average_precision_score(y_true, y_score, sample_weight=column)
+    assert got == pytest.approx(0.75 + 0.25 * 0.8, abs=TOLERANCE)
+
+
+def test_columns_mix_with_flat_arrays():
+    """A `(2, 1)` label column goes with 1-D scores; a `(1, 1)` input is one sample."""
+    assert average_precision_score(np.array([[0], [1]]), [0.1, 0.9]) == 1.0
+    assert_same_curve(precision_recall_curve(np.array([[1]]), np.array([[0.5]])), ([1, 1], [1, 0], [0.5]))
+
+
+# Each bad input is a valid call with one thing broken, so that an implementation missing that
+# one check returns a curve (or fails with another exception) instead of the ValueError.
+INVALID_INPUTS = {
+    "scalar y_true": (0, [0.1], None),
+    "scalar y_score": ([0, 1], 0.5, None),
+    "scalar sample_weight": ([0, 1], [0.1, 0.2], 1.0),
+    "y_true (1, n)": ([[0, 1]], [0.1, 0.2], None),
+    "y_score (1, n)": ([0, 1], [[0.1, 0.2]], None),
+    "sample_weight (1, n)": ([0, 1], [0.1, 0.2], [[1, 1]]),
+    "y_true (n, 2)": ([[0, 1], [1, 0]], [0.1, 0.2], None),
+    "sample_weight (n, 2)": ([0, 1], [0.1, 0.2], [[1, 1], [1, 1]]),
+    "y_true 3-D": ([[[0]], [[1]]], [0.1, 0.2], None),
+    "y_score 3-D": ([0, 1], [[[0.1]], [[0.2]]], None),
+    "sample_weight 3-D": ([0, 1], [0.1, 0.2], [[[1.0]], [[1.0]]]),
+    "y_score longer": ([0, 1], [0.1, 0.2, 0.3], None),
+    "y_score shorter": ([0, 1, 1], [0.1, 0.2], None),
+    "sample_weight longer": ([0, 1], [0.1, 0.2], [1, 1, 1]),
+    "sample_weight shorter": ([0, 1], [0.1, 0.2], [1]),
+    "y_true empty, y_score not": ([], [0.1], None),
+    "empty column": (np.zeros((0, 1)), [], None),
+    "empty with weights": ([], [], []),
+    "label -1 and 2": ([0, 1, -1, 2], [0.1, 0.2, 0.3, 0.4], None),
+    "label 0.5": ([0, 1, 0.5], [0.1, 0.2, 0.3], None),
+    "label NaN": ([0, 1, np.nan], [0.1, 0.2, 0.3], None),
+    "string labels": (["0", "1"], [0.1, 0.2], None),
+    "a string among int labels": (np.array([0, 1, "1"], dtype=object), [0.1, 0.2, 0.3], None),
+    "score inf": ([0, 1], [0.1, np.inf], None),
+    "score -inf": ([0, 1], [-np.inf, 0.2], None),
+    "score missing": ([0, 1], [None, 0.2], None),
+    "score NaN at weight 0": ([0, 1, 0], [0.1, 0.2, np.nan], [1, 1, 0]),
+    "score inf at weight 0": ([0, 1, 1], [0.1, 0.2, np.inf], [1, 1, 0]),
+    "label 2 at weight 0": ([0, 1, 2], [0.1, 0.2, 0.3], [1, 1, 0]),
+    "weight NaN": ([0, 1], [0.1, 0.2], [1, np.nan]),
+    "weight inf": ([0, 1], [0.1, 0.2], [np.inf, 1]),
+    "weight missing": ([0, 1], [0.1, 0.2], [None, 1]),
+    "weight negative": ([0, 1], [0.1, 0.2], [1, -0.5]),
+    "weight negative beside positive ones": ([0, 1, 0], [0.1, 0.2, 0.3], [1, 1, -1]),
+    "all weights zero": ([0, 1, 1], [0.1, 0.2, 0.3], [0, 0, 0]),
+    "the one sample at weight zero": ([1], [0.1], [0.0]),
+}
+
+
+@pytest.mark.parametrize("function", [precision_recall_curve, average_precision_score])
+@pytest.mark.parametrize(("y_true", "y_score", "sample_weight"), list(INVALID_INPUTS.values()),
+                         ids=list(INVALID_INPUTS))
+def test_every_invalid_input_is_refused(function, y_true, y_score, sample_weight):
+    """Both functions validate every argument and raise ValueError (any wording)."""
+    with pytest.raises(ValueError):
+        function(y_true, y_score, sample_weight=sample_weight)
