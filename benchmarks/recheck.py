@@ -22,6 +22,8 @@ PASSED, FAILED, TIMED_OUT, NO_TESTS, BAD_DIFF = "passed", "failed", "timed out",
 CUT_SHORT = "ended without a summary"  # e.g. os._exit(0) in a test: status 0, suite unfinished
 _FIRST_FAILURE = re.compile(r"^(FAILED|ERROR) (\S+)", re.MULTILINE)
 _SUMMARY = re.compile(r"\d+ passed|no tests ran")
+_PAST_LIMIT = re.compile(r"^(\S+) ran past its limit of ([\d.]+) s")
+_CALL_TIME = re.compile(r"^([\d.]+)s call\s+(\S+)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,6 +45,7 @@ class PytestRun:
     outcome: str  # PASSED, FAILED, TIMED_OUT, NO_TESTS, BAD_DIFF, CUT_SHORT
     exit_code: int | None
     seconds: float
+    test_seconds: float | None = None  # with `only`: that test's own call time (pytest --durations)
     first_failure: str  # "FAILED tests/x.py::test_y" or ""
     tail: str  # the last lines pytest printed, for the disagreement file
 
@@ -71,7 +74,8 @@ def expected(status: str, detail: str) -> frozenset[str]:
     killed: a test fails (a hang also reveals the bug; pytest's -x order is not bugsmith's
     fastest-first order, so a later hanging test may come first). survived and no coverage: the
     suite passes; a failing suite on a "no coverage" mutant is the worst disagreement, a bug
-    bugsmith said no test could see. timeout: pytest does not finish in time, or fails.
+    bugsmith said no test could see. timeout: pytest does not finish in time, or fails; a
+    timeout that names its test and limit is checked as that claim (see `check`).
     error: every claim bugsmith makes of an error (the mutant breaks the import, exits the test
     process, kills it) means a plain run cannot pass either.
     """
@@ -95,29 +99,41 @@ def check(project: Project, sample: Sample, scratch: Path, tries: int = 3) -> Ch
     """Re-run plain pytest on the mutant until it agrees or `tries` runs disagreed (flaky
     suites and a loaded machine must not make a disagreement)."""
     wanted = expected(sample.status, sample.detail)
+    claim = _PAST_LIMIT.match(sample.detail) if sample.status == "timeout" else None
+    # "T ran past its limit of L s" is a claim about one test, which plain pytest can check:
+    # run T alone on the mutant; it agrees when T fails, hangs, or its own call takes over L s
+    # (a mutant that makes a test 20x slower is a timeout by the documented rule, while the
+    # whole suite may still finish within a generous hang limit).
+    only, limit = (claim.group(1), float(claim.group(2))) if claim else (None, None)
     runs: list[PytestRun] = []
     for attempt in range(tries):
         folder = _fresh_copy(project.pristine, scratch / f"{_safe(sample.mutant_id)}-{attempt}")
         try:
-            run = run_pytest(project, folder, sample.diff)
+            run = run_pytest(project, folder, sample.diff, only=only)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         runs.append(run)
-        if run.outcome in wanted or run.outcome == BAD_DIFF:
+        if _agrees(run, wanted, limit) or run.outcome == BAD_DIFF:
             break
-    agree = runs[-1].outcome in wanted
+    agree = _agrees(runs[-1], wanted, limit)
     return Check(sample=sample, runs=tuple(runs), agree=agree, flaky=agree and len(runs) > 1)
 
 
-def run_pytest(project: Project, folder: Path, diff: str | None) -> PytestRun:
+def _agrees(run: PytestRun, wanted: frozenset[str], limit: float | None) -> bool:
+    past = limit is not None and run.test_seconds is not None and run.test_seconds > limit
+    return run.outcome in wanted or past
+
+
+def run_pytest(project: Project, folder: Path, diff: str | None, only: str | None = None) -> PytestRun:
     if diff is not None:
         applied = subprocess.run(["patch", "-p1", "--forward", "--no-backup-if-mismatch", "-s"],
                                  input=diff, text=True, cwd=folder, capture_output=True, check=False)
         if applied.returncode != 0:
             return PytestRun(outcome=BAD_DIFF, exit_code=applied.returncode, seconds=0.0,
                              first_failure="", tail=(applied.stdout + applied.stderr)[-2000:])
+    selection = [only, "--durations=0", "--durations-min=0"] if only else list(project.tests)
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-rfE", "-p", "no:cacheprovider",
-               *project.pytest_args, *project.tests]
+               *project.pytest_args, *selection]
     started = time.monotonic()
     # A session of its own: a hung run is killed with every process it started.
     process = subprocess.Popen(command, cwd=folder, env=_plain_env(), stdout=subprocess.PIPE,
@@ -137,7 +153,9 @@ def run_pytest(project: Project, folder: Path, diff: str | None) -> PytestRun:
     outcome = _outcome(code)
     if outcome == PASSED and not _SUMMARY.search("\n".join((output or "").splitlines()[-3:])):
         outcome = CUT_SHORT
+    calls = [float(t) for t, test in _CALL_TIME.findall(output or "") if test == only]
     return PytestRun(outcome=outcome, exit_code=code, seconds=round(seconds, 2),
+                     test_seconds=calls[0] if calls else None,
                      first_failure=f"{found.group(1)} {found.group(2)}" if found else "",
                      tail="\n".join((output or "").splitlines()[-15:]))
 
