@@ -44,7 +44,7 @@ class _Worker:
             self.process = subprocess.Popen(
                 module_command("bugsmith.harness.child.worker"),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
-                cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
+                cwd=setup.root, env=worker_env(setup.project), start_new_session=True,
             )
         assert self.process.stdin and self.process.stdout
         self.stdin: IO[bytes] = self.process.stdin

@@ -83,6 +83,7 @@ class RunResult:
     sources: dict[str, str] = field(default_factory=dict)
     dropped_equivalent: int = 0  # trivially equivalent mutants the engine dropped
     dropped_duplicates: int = 0
+    warnings: tuple[str, ...] = ()  # what the run saw go wrong around it (the project's tree changed)
 
     def counts(self) -> dict[Status, int]:
         counts = {status: 0 for status in Status}

@@ -39,7 +39,7 @@ class SubprocessPool:
 
     def baseline(self) -> Baseline:
         """The suite once in its own fresh interpreter: there is no worker to share it with."""
-        return run_baseline(self.setup, worker_env(self.setup.root))
+        return run_baseline(self.setup, worker_env(self.setup.project))
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
@@ -62,7 +62,7 @@ class SubprocessPool:
         process = subprocess.Popen(
             module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env=worker_env(self.setup.root), start_new_session=True,
+            env=worker_env(self.setup.project), start_new_session=True,
         )
         try:
             out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)

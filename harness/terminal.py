@@ -106,6 +106,7 @@ def summary(result: RunResult, survivors_shown: int = 30) -> str:
     )
     if total and counts[Status.NO_COVERAGE] == total:
         lines.append(NOTHING_COVERED)
+    lines += [f"warning: {warning}" for warning in result.warnings]
     return "\n".join(lines)
 
 
@@ -162,4 +163,5 @@ def summary_record(result: RunResult, reports: Iterable[Path], fail_under: float
             for o in survivors
         ],
         "reports": [str(path) for path in reports],
+        "warnings": list(result.warnings),
     }

@@ -77,7 +77,7 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.root)])
+    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project)])
     if selection.errors:
         return Verdict(
             mutant_id=job.mutant_id,

@@ -255,7 +255,7 @@ def main() -> int:
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     server = ForkServer(setup, reader, writer, recorder)
-    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.root)])
+    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project)])
     return 0
 
 
