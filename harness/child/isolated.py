@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
+from bugsmith.harness.child import reaper
 from bugsmith.harness.child.activation import install_finder
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, enter_project, limit_memory, protocol_streams
@@ -92,9 +93,12 @@ def main() -> int:
     request = receive(reader, FreshRequest.from_dict)
     if request is None:
         return 1  # the parent went away before it asked anything
+    reaper.become_subreaper()
     enter_project(request.setup)
     limit_memory(request.setup.memory_limit_mb)
-    send(writer, run(request.setup, request.job, writer, request.collect_limit))
+    verdict = run(request.setup, request.job, writer, request.collect_limit)
+    reaper.kill_descendants()  # before the verdict: the job is over only when all it started is
+    send(writer, verdict)
     return 0
 
 

@@ -8,16 +8,23 @@ in a session of its own is killed after its job, and when its worker is killed m
 
 from __future__ import annotations
 
+import os
+import signal
 import textwrap
+import threading
+import time
+import uuid
 from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
 import pytest
-from toyproject import tree_digest
+from toyproject import SwapLessThan, by_source, tree_digest
 
 from bugsmith import harness
 from bugsmith.harness.config import resolve
+from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.mutant import Family
 
@@ -151,3 +158,133 @@ def test_a_source_folder_on_the_path_is_imported_from_the_copy(tmp_path: Path, m
     result = harness.run(resolve(root), mutators=(IsNotToIs(),))
     assert [o.status.value for o in result.outcomes] == ["killed"]
     assert tree_digest(root) == before
+
+
+# --- processes ---------------------------------------------------------------------------
+
+LAUNCHER = '''\
+import subprocess
+import sys
+import time
+
+MARK = "{mark}"
+
+
+def start():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", MARK],
+                     start_new_session=True, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def launch(n):
+    if 0 < n:
+        start()
+    return n
+
+
+def hang(n):
+    if 0 < n:
+        start()
+        time.sleep(60)
+    return n
+'''
+
+LAUNCHER_TESTS = '''\
+from launch.work import hang, launch
+
+
+def test_launch():
+    assert launch(0) == 0
+
+
+def test_hang():
+    assert hang(0) == 0
+'''
+
+
+def _running(mark: str) -> list[int]:
+    """Processes whose command line holds `mark` (zombies have none)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as cmdline:
+                    if mark.encode() in cmdline.read():
+                        found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
+def _gone(mark: str, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while _running(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _running(mark)
+
+
+@pytest.fixture
+def launcher(tmp_path: Path):
+    mark = f"bugsmith-test-{uuid.uuid4().hex}"
+    root = _project(tmp_path / "proj", LAUNCHER.format(mark=mark), LAUNCHER_TESTS, package="launch", module="work")
+    yield root, mark
+    for pid in _running(mark):  # never leave one behind, whatever the test found
+        os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_process_a_mutant_starts_in_a_session_of_its_own_dies_with_it(launcher, isolation: str) -> None:
+    """`0 < n` becomes `0 <= n`: one mutant starts a process and returns (survived), one starts
+    it and hangs (timeout, run twice); none of the processes outlives its job."""
+    root, mark = launcher
+    result = harness.run(resolve(root, isolation=isolation, timeout_factor=1.0), mutators=(SwapLessThan(),))
+    assert sorted(by_source(result).values()) == ["survived", "timeout"]
+    assert _gone(mark), f"left running: {_running(mark)}"
+
+
+def test_a_worker_killed_mid_mutant_leaves_no_orphan(launcher) -> None:
+    """SIGKILL of a worker while its job runs: the job's forked child dies with it, and the
+    process the job started in its own session is killed by the pool."""
+    root, mark = launcher
+    path = str(root / "launch" / "work.py")
+    setup = WorkerSetup(root=str(root), pytest_args=(), test_paths=("tests",), sources=(path,), memory_limit_mb=1024)
+    source = (root / "launch" / "work.py").read_text().replace("    if 0 < n:\n        start()\n        time.sleep",
+                                                              "    if 0 <= n:\n        start()\n        time.sleep")
+    job = Job(mutant_id="hang", module="launch.work", path=path, function="hang", source=source,
+              tests=("tests/test_work.py::test_hang",), timeout=3.0, limits=(3.0,))
+    children: list[int] = []
+
+    with ForkPool(setup, 1, root / ".bugsmith" / "logs") as pool:
+        def kill_the_worker() -> None:
+            deadline = time.monotonic() + 60
+            while not _running(mark) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            worker = pool.workers[0].process.pid
+            children.extend(_children(worker))
+            os.kill(worker, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_the_worker)
+        killer.start()
+        verdicts: list[Verdict] = []
+        pool.run([job], lambda _, verdict: verdicts.append(verdict))
+        killer.join()
+    assert children, "the worker had a forked child running the job"
+    assert verdicts and verdicts[0].timed_out  # the retry on a fresh worker ran out of time
+    assert _gone(mark), f"left running: {_running(mark)}"
+    assert not [pid for pid in children if _alive(pid)], "the job's forked child outlived its worker"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listing:
+            found += [int(child) for child in listing.read().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
