@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -180,14 +181,17 @@ class ProjectCopy:
         self.relocation = Relocation(origin=str(origin), root=str(folder))
         self._lock = lock
         self._private = private
-        self.snapshot = sync(origin, folder)
+        sync(origin, folder)
+        self.snapshot = snapshot(folder)  # as synced: what tests then change shows against it
 
     @classmethod
     def open(cls, origin: Path) -> ProjectCopy:
         origin = origin.resolve()
         shared = origin / COPY_DIR
         shared.parent.mkdir(parents=True, exist_ok=True)
-        for folder, private in ((shared, False), (shared.with_name(f"tree-{os.getpid()}-{id(origin)}"), True)):
+        _remove_abandoned(shared.parent)
+        own = shared.with_name(f"tree-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        for folder, private in ((shared, False), (own, True)):
             lock = open(folder.with_name(folder.name + ".lock"), "wb")  # noqa: SIM115 - held until close
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | (0 if private else fcntl.LOCK_NB))
@@ -197,8 +201,33 @@ class ProjectCopy:
             return cls(origin, folder, lock, private)
         raise AssertionError("unreachable: the private copy's lock is never held by another")
 
+    def __enter__(self) -> ProjectCopy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self._private:
             shutil.rmtree(self.folder, ignore_errors=True)
             Path(self._lock.name).unlink(missing_ok=True)
         self._lock.close()
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Remove the private copies of processes that ended without removing theirs (killed)."""
+    for copy in folder.glob("tree-*-*"):
+        pid = copy.name.split("-")[1]
+        if copy.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(copy, ignore_errors=True)
+            copy.with_name(copy.name + ".lock").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

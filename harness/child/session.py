@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bugsmith.harness.child.copy_imports import serve_from_copy
 from bugsmith.harness.protocol import WorkerSetup
 
 
@@ -34,16 +35,9 @@ def enter_project(setup: WorkerSetup) -> None:
     os.chdir(setup.root)
     sys.path.insert(0, setup.root)
     if setup.origin:
-        # Running in a private copy (harness.project_copy): a `.pth` of an editable install or
-        # PYTHONPATH may name the project's own folders (`src/`); the copy's must be imported.
-        sys.path[:] = [_into_copy(entry, setup.origin, setup.root) for entry in sys.path]
-
-
-def _into_copy(entry: str, origin: str, copy: str) -> str:
-    inside = lambda folder: entry == folder or entry.startswith(folder + os.sep)  # noqa: E731
-    if inside(origin) and not inside(copy):  # the copy lives inside the project
-        return copy + entry[len(origin):]
-    return entry
+        # Running in a private copy (harness.project_copy): a `.pth` or finder of an editable
+        # install, or PYTHONPATH, may name the project's own folders (`src/`).
+        serve_from_copy(setup.origin, setup.root)
 
 
 def limit_memory(extra_mb: int) -> None:

@@ -160,6 +160,48 @@ def test_a_source_folder_on_the_path_is_imported_from_the_copy(tmp_path: Path, m
     assert tree_digest(root) == before
 
 
+EDITABLE_FINDER = """\
+import importlib.abc
+import importlib.util
+import sys
+
+
+class Editable(importlib.abc.MetaPathFinder):
+    # What setuptools' __editable___*_finder does: a package mapped to its folder.
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "tidy":
+            return None
+        return importlib.util.spec_from_file_location(
+            "tidy", {init!r}, submodule_search_locations=[{folder!r}])
+
+
+sys.meta_path.append(Editable())
+"""
+
+
+def test_a_package_an_editable_finder_maps_into_the_project_is_imported_from_the_copy(
+        tmp_path: Path, monkeypatch) -> None:
+    """An editable install's finder maps the package to the project's `src/tidy`: the workers
+    load the copy's files instead, so coverage sees them and the mutant is killed."""
+    root = tmp_path / "proj"
+    _project(root / "src", CLEANER, CLEANER_TESTS)
+    (root / "src" / "tests").rename(root / "tests")
+    (root / "pyproject.toml").write_text('[tool.bugsmith]\npaths = ["src/tidy"]\ntests = ["tests"]\njobs = 1\n')
+    (root / "src" / "pyproject.toml").unlink()
+    (root / "data").mkdir()
+    (root / "data" / "input.txt").write_text("42")
+    (root / "tests" / "expected.txt").write_text("42")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(EDITABLE_FINDER.format(
+        init=str(root / "src" / "tidy" / "__init__.py"), folder=str(root / "src" / "tidy")))
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    before = tree_digest(root)
+    result = harness.run(resolve(root), mutators=(IsNotToIs(),))
+    assert [o.status.value for o in result.outcomes] == ["killed"]
+    assert tree_digest(root) == before
+
+
 # --- processes ---------------------------------------------------------------------------
 
 LAUNCHER = '''\
