@@ -5,7 +5,8 @@ JSON lines of harness.protocol records on stdin/stdout. Inside pytest's run loop
 returns to pytest's own loop: it serves jobs. Each job runs in a forked child that swaps in the
 mutant's code, runs the selected, already-collected tests until the first failure, and writes
 its verdict to a pipe while this process watches the clock and kills the child's whole process
-group when time is up. A job with a task does that task instead (harness.tasks): a baseline
+group when time is up; then, a subreaper (harness.child.reaper), it kills whatever else the job
+started. A job with a task does that task instead (harness.tasks): a baseline
 chunk runs here, anything else through HANDLERS.
 """
 

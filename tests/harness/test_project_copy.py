@@ -52,6 +52,7 @@ def test_a_sync_undoes_what_tests_did_to_the_copy(tree: Path, tmp_path: Path) ->
 
 
 def test_large_files_are_linked_not_copied(tree: Path, tmp_path: Path, monkeypatch) -> None:
+    """A data set is not copied on every run: a link to it is enough to read it."""
     monkeypatch.setattr(project_copy, "LARGE_FILE", 3)
     copy = tmp_path / "copy"
     sync(tree, copy)
@@ -61,6 +62,7 @@ def test_large_files_are_linked_not_copied(tree: Path, tmp_path: Path, monkeypat
 
 
 def test_changes_name_what_was_deleted_created_and_changed(tree: Path) -> None:
+    """The run's warning about the user's tree says what happened to which path."""
     before = snapshot(tree)
     (tree / "data.csv").unlink()
     (tree / "new.txt").write_text("")
