@@ -90,7 +90,7 @@ def sync(source: Path, copy: Path) -> Snapshot:
     for path in sorted(present.keys() - wanted.keys(), reverse=True):  # children before parents
         _remove(copy / path)
     for path, entry in wanted.items():
-        _place(source / path, copy / path, entry, present.get(path))
+        _place(source / path, copy / path, entry, present.get(path), str(source))
     return wanted
 
 
@@ -101,7 +101,17 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _place(source: Path, target: Path, entry: Entry, present: Entry | None) -> None:
+def _link(source: Path, origin: str) -> str:
+    """What the copy's link to `source`'s target says: the same, unless a relative link leads out
+    of the project (the copy is deeper, so the same words would lead elsewhere)."""
+    link = os.readlink(source)
+    if os.path.isabs(link):
+        return link
+    target = os.path.normpath(os.path.join(source.parent, link))
+    return link if _inside(target, origin) else target
+
+
+def _place(source: Path, target: Path, entry: Entry, present: Entry | None, origin: str) -> None:
     kind, size, _ = entry
     if kind == "d":
         if present is not None and present[0] != "d":
@@ -109,7 +119,7 @@ def _place(source: Path, target: Path, entry: Entry, present: Entry | None) -> N
         target.mkdir(exist_ok=True)
         return
     if kind == "l" or size > LARGE_FILE:
-        link = os.readlink(source) if kind == "l" else str(source)
+        link = _link(source, origin) if kind == "l" else str(source)
         if present is not None and present[0] == "l" and os.readlink(target) == link:
             return
         _remove(target)

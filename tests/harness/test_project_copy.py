@@ -38,6 +38,16 @@ def test_the_copy_holds_the_project_but_version_control_venvs_and_caches(tree: P
     assert snapshot(copy) == snapshot(tree)
 
 
+def test_a_link_that_leads_out_of_the_project_leads_to_the_same_file_from_the_copy(tree: Path, tmp_path: Path) -> None:
+    """The copy is deeper than the project: `../shared.py` is made absolute, links inside stay relative."""
+    (tmp_path / "shared.py").write_text("y = 1\n")
+    (tree / "pkg" / "shared.py").symlink_to("../../shared.py")
+    copy = tmp_path / "copy" / "deeper"
+    sync(tree, copy)
+    assert os.readlink(copy / "pkg" / "shared.py") == str(tmp_path / "shared.py")
+    assert os.readlink(copy / "link.py") == "pkg/mod.py"
+
+
 def test_a_sync_undoes_what_tests_did_to_the_copy(tree: Path, tmp_path: Path) -> None:
     """Deleted, rewritten and new files in the copy are put back as the project has them."""
     copy = tmp_path / "copy"
