@@ -36,12 +36,16 @@ class Baseline:
     tests: tuple[TestInfo, ...]  # in collection order
     lines: LineMap  # file (relative) -> line -> covering tests
     duration: float
+    # What the unmutated suite changed in its tree ("created x", ...: harness.copy_executor): such a
+    # suite would damage the user's tree without bugsmith, and its verdicts may depend on order.
+    writes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "tests": [{"id": t.id, "file": t.file, "duration": t.duration} for t in self.tests],
             "lines": {f: {str(n): list(ids) for n, ids in lines.items()} for f, lines in self.lines.items()},
             "duration": self.duration,
+            "writes": list(self.writes),
         }
 
     @classmethod
@@ -50,6 +54,7 @@ class Baseline:
             tests=tuple(TestInfo(**t) for t in data["tests"]),
             lines={f: {int(n): tuple(ids) for n, ids in lines.items()} for f, lines in data["lines"].items()},
             duration=data["duration"],
+            writes=tuple(data.get("writes", ())),
         )
 
 

@@ -90,8 +90,8 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     )
     factory = _executor(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
-    for note in result.notes:
-        click.echo(f"bugsmith: warning: {note}", err=True)
+    for warning in result.warnings:
+        click.echo(f"bugsmith: warning: {warning}", err=True)
     reports: list[Path] = []
     if not no_report:
         reports = _write_reports(result, report_dir or options.root / options.reports)

@@ -10,7 +10,9 @@ worker) stops them, and the next run collects fresh code.
 The project must be at the same path on every machine (a shared or identical checkout): a job
 carries the mutated file's text, but the tests, fixtures and the rest of the package are
 imported from `setup.root` on the worker. That is simpler and faster than shipping a tree with
-every batch, and it is how clusters usually see code (a shared file system or an image).
+every batch, and it is how clusters usually see code (a shared file system or an image). As on
+one machine, the tests run in a private copy of that checkout (harness.copy_executor), which
+each pool makes from the checkout it sees: a mutant cannot damage the tree the cluster shares.
 
 No task is pinned to a worker. The control run (unmutated code through the machinery) happens
 in every pool before its first batch, so a worker that joins or restarts mid-run is checked
@@ -37,11 +39,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bugsmith.errors import BugsmithError, ConfigError, HarnessError
-from bugsmith.harness.baseline import Baseline, run_baseline
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.copy_executor import InCopy
 from bugsmith.harness.executor import ExecutorFactory, OnVerdict, Prepare, executor_factory
 from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.subprocess_pool import SubprocessPool
 
 if TYPE_CHECKING:
     from distributed import WorkerPlugin as _PluginBase
@@ -83,7 +86,7 @@ class PoolPlugin(_PluginBase):
     """Lives on every Dask worker for one run and owns that worker's fork-server pools."""
 
     def __init__(self) -> None:
-        self.pools: dict[tuple[str, int], ForkPool] = {}
+        self.pools: dict[tuple[str, int], InCopy] = {}
         self.closed = False
         self._lock = threading.Lock()
 
@@ -100,7 +103,7 @@ class PoolPlugin(_PluginBase):
         for pool in pools:
             pool.__exit__(None, None, None)
 
-    def pool(self, setup: WorkerSetup, control: Control) -> ForkPool:
+    def pool(self, setup: WorkerSetup, control: Control) -> InCopy:
         """This thread's pool for this project, started and control-checked on first use."""
         identity = json.dumps([setup.to_dict(), control.to_dict()], sort_keys=True)
         digest = hashlib.sha256(identity.encode()).hexdigest()
@@ -130,8 +133,8 @@ def _log_dir(digest: str) -> Path:
     return Path(tempfile.gettempdir()) / "bugsmith-dask" / digest[:12] / thread
 
 
-def _started_pool(setup: WorkerSetup, control: Control, log_dir: Path) -> ForkPool:
-    pool = ForkPool(setup, 1, log_dir)
+def _started_pool(setup: WorkerSetup, control: Control, log_dir: Path) -> InCopy:
+    pool = InCopy(setup, lambda moved: ForkPool(moved, 1, log_dir))
     try:
         pool.__enter__()
         pool.control(control.tests, control.timeout)
@@ -202,7 +205,8 @@ class DaskExecutor:
     def baseline(self) -> Baseline:
         """The suite once in a fresh interpreter on this machine, which has the same checkout: a
         run that needs a baseline has no pool on the cluster yet to share it with."""
-        return run_baseline(self.setup, worker_env(self.setup.root))
+        with InCopy(self.setup, lambda moved: SubprocessPool(moved, 1)) as here:  # its baseline: one interpreter
+            return here.baseline()
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Remember the control run for every pool, and prove it passes on one worker now."""

@@ -68,16 +68,20 @@ def log_dir(options: RunOptions) -> Path:
 
 # Imports inside the builders: the pools import this module for the protocol's types, and Dask
 # is an optional extra that only `--executor dask` may require.
+# The local executors run in a private copy of the project (harness.copy_executor): a mutant
+# cannot damage the user's tree.
 def _fork(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
+    from bugsmith.harness.copy_executor import InCopy
     from bugsmith.harness.fork_pool import ForkPool
 
-    return ForkPool(setup, options.jobs, log_dir(options))
+    return InCopy(setup, lambda moved: ForkPool(moved, options.jobs, log_dir(options)))
 
 
 def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
+    from bugsmith.harness.copy_executor import InCopy
     from bugsmith.harness.subprocess_pool import SubprocessPool
 
-    return SubprocessPool(setup, options.jobs)
+    return InCopy(setup, lambda moved: SubprocessPool(moved, options.jobs))
 
 
 def _dask(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:

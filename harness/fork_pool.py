@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
+from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
 from bugsmith.harness.interpreter import module_command, worker_env
@@ -37,14 +38,15 @@ PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (6
 class _Worker:
     """One fork-server process, with the jobs sent to it in order (the first one is running)."""
 
-    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path) -> None:
+    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path, mark: str) -> None:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"worker-{number}.log"
+        self.mark = f"{mark}/{number}"  # what this worker starts inherits it (harness.leftovers)
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 module_command("bugsmith.harness.child.worker"),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
-                cwd=setup.root, env=worker_env(setup.root), start_new_session=True,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0, cwd=setup.root,
+                env={**worker_env(setup.project), leftovers.VARIABLE: self.mark}, start_new_session=True,
             )
         assert self.process.stdin and self.process.stdout
         self.stdin: IO[bytes] = self.process.stdin
@@ -131,11 +133,13 @@ class _Worker:
         )
 
     def stop(self) -> None:
+        """Kill the worker, its running job (which dies with it), and what that job started."""
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         self.process.wait()
+        leftovers.kill_marked(self.mark)
 
 
 class ForkPool:
@@ -155,6 +159,7 @@ class ForkPool:
         self.confirmed: set[str] = set()
         self._started = 0
         self._ready = False
+        self._mark = leftovers.new_mark()
 
     def __enter__(self) -> ForkPool:
         try:
@@ -186,7 +191,7 @@ class ForkPool:
 
     def _spawn(self) -> _Worker:
         self._started += 1
-        return _Worker(self.setup, self._started, self.log_dir)
+        return _Worker(self.setup, self._started, self.log_dir, self._mark)
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Run unmutated code through every worker's machinery; all of it must pass."""

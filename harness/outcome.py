@@ -83,7 +83,8 @@ class RunResult:
     sources: dict[str, str] = field(default_factory=dict)
     dropped_equivalent: int = 0  # trivially equivalent mutants the engine dropped
     dropped_duplicates: int = 0
-    notes: tuple[str, ...] = ()  # what the user should know: files skipped, a damaged store replaced
+    # What the user should know: files skipped, a damaged store replaced, the project's tree changed.
+    warnings: tuple[str, ...] = ()
 
     def counts(self) -> dict[Status, int]:
         counts = {status: 0 for status in Status}

@@ -151,6 +151,14 @@ class WorkerSetup:
     test_paths: tuple[str, ...]
     sources: tuple[str, ...]  # absolute paths of the files under mutation
     memory_limit_mb: int
+    # The user's project when `root` is a private copy of it (harness.project_copy): imports
+    # that resolve into it are served from the copy, and test tools keep their state there.
+    origin: str = ""
+
+    @property
+    def project(self) -> str:
+        """The user's project root, whether the tests run in it or in a copy of it."""
+        return self.origin or self.root
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

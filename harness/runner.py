@@ -35,6 +35,7 @@ from bugsmith.harness.job_plan import (
     time_limit,
 )
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
+from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
@@ -190,6 +191,7 @@ def run(
     """
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    tree = snapshot(options.root)  # the user's tree, checked again when the run ends
     with hold(options.store_path.parent):
         files, skipped = discover(options)
         store = Store.open(options.store_path)
@@ -201,7 +203,12 @@ def run(
             if progress:  # the baseline can take a while: say that the run has started
                 progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
             the_plan = plan(options, store, mutators, executors)
-            return _execute(the_plan, store, started, started_at, progress, executors, notes)
+            result = _execute(the_plan, store, started, started_at, progress, executors, notes)
+            executors.close()  # the workers are gone: nothing of the run can still write
+            warnings = tree_warnings(the_plan.baseline, changes(tree, snapshot(options.root)))
+            if warnings:
+                store.put_extra("warnings", started_at, {"warnings": list(warnings)})
+            return replace(result, warnings=result.warnings + warnings)
         except sqlite3.DatabaseError as error:  # damage quick_check did not see at the start
             if not is_damage(error):
                 raise
@@ -212,6 +219,20 @@ def run(
         finally:
             executors.close()
             store.close()
+
+
+def tree_warnings(baseline: Baseline, changed: Sequence[str]) -> tuple[str, ...]:
+    """What the run must say about the project's tree: the suite writes into it (seen in the
+    private copy by the baseline), or the tree changed while the run ran (by a test, a mutant
+    that escaped the copy, or a person editing)."""
+    warnings = []
+    if baseline.writes:
+        warnings.append("the test suite itself changes files of its tree (bugsmith ran it in a private "
+                        f"copy): {', '.join(baseline.writes[:5])}" + (" ..." if len(baseline.writes) > 5 else ""))
+    if changed:
+        warnings.append(f"the project's tree changed during the run ({len(changed)} paths): "
+                        + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else ""))
+    return tuple(warnings)
 
 
 def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
@@ -252,7 +273,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         tests=list(baseline.tests), sources=the_plan.sources,
         dropped={"equivalent": the_plan.enumeration.dropped_equivalent,
                  "duplicates": the_plan.enumeration.dropped_duplicates,
-                 "invalid": the_plan.enumeration.dropped_invalid, "notes": notes},
+                 "invalid": the_plan.enumeration.dropped_invalid, "warnings": notes},
     )
     for key, outcome in immediate:
         store.put_outcome(key, outcome)

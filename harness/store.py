@@ -245,7 +245,8 @@ class Store:
             sources=json.loads(sources),
             dropped_equivalent=dropped.get("equivalent", 0),
             dropped_duplicates=dropped.get("duplicates", 0),
-            notes=tuple(dropped.get("notes", ())),
+            # The tree's check comes after the run is recorded, so its warnings are an extra.
+            warnings=(*dropped.get("warnings", ()), *self.extras("warnings").get(started, {}).get("warnings", ())),
         )
 
     # results of later stages (triage, exercises) ---------------------------------------

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from bugsmith.errors import HarnessError
+from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, run_baseline
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
 from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output, worker_env
@@ -39,7 +40,7 @@ class SubprocessPool:
 
     def baseline(self) -> Baseline:
         """The suite once in its own fresh interpreter: there is no worker to share it with."""
-        return run_baseline(self.setup, worker_env(self.setup.root))
+        return run_baseline(self.setup, worker_env(self.setup.project))
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         reason = control_failure(self._one(Job.unmutated("control", tuple(tests), timeout)))
@@ -59,10 +60,11 @@ class SubprocessPool:
     def _one(self, job: Job) -> Verdict:
         request = encode(FreshRequest(setup=self.setup, job=job))
         started = time.monotonic()
+        mark = leftovers.new_mark()  # one per job: jobs run side by side
         process = subprocess.Popen(
             module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env=worker_env(self.setup.root), start_new_session=True,
+            env={**worker_env(self.setup.project), leftovers.VARIABLE: mark}, start_new_session=True,
         )
         try:
             out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)
@@ -70,4 +72,6 @@ class SubprocessPool:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
             return Verdict(mutant_id=job.mutant_id, timed_out=True, elapsed=time.monotonic() - started)
+        finally:
+            leftovers.kill_marked(mark)  # what the job started in sessions of its own
         return verdict_of_output(job, out, process.returncode, elapsed=time.monotonic() - started)

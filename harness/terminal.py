@@ -162,4 +162,5 @@ def summary_record(result: RunResult, reports: Iterable[Path], fail_under: float
             for o in survivors
         ],
         "reports": [str(path) for path in reports],
+        "warnings": list(result.warnings),
     }

@@ -165,7 +165,7 @@ def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
     try:
         code = pytest.main(
             [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.root)],
+            plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.project)],
         )
     finally:
         with _silenced():

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
+from bugsmith.harness.child import reaper
 from bugsmith.harness.child.activation import install_finder
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, enter_project, limit_memory, protocol_streams
@@ -76,7 +77,7 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.root)])
+    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project)])
     import_error = next((finder.error for finder in finders if finder.error is not None), None)
     broken = recorder.broken_collection(import_error, setup.root)
     if broken is not None:  # as under plain pytest, the run fails: a kill, with the error quoted
@@ -95,9 +96,12 @@ def main() -> int:
     request = receive(reader, FreshRequest.from_dict)
     if request is None:
         return 1  # the parent went away before it asked anything
+    reaper.become_subreaper()
     enter_project(request.setup)
     limit_memory(request.setup.memory_limit_mb)
-    send(writer, run(request.setup, request.job, writer, request.collect_limit))
+    verdict = run(request.setup, request.job, writer, request.collect_limit)
+    reaper.kill_descendants()  # before the verdict: the job is over only when all it started is
+    send(writer, verdict)
     return 0
 
 

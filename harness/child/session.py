@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bugsmith.harness.child.copy_imports import serve_from_copy
 from bugsmith.harness.protocol import WorkerSetup
 
 
@@ -33,6 +34,10 @@ def enter_project(setup: WorkerSetup) -> None:
     imported before the project's packages can shadow it."""
     os.chdir(setup.root)
     sys.path.insert(0, setup.root)
+    if setup.origin:
+        # Running in a private copy (harness.project_copy): a `.pth` or finder of an editable
+        # install, or PYTHONPATH, may name the project's own folders (`src/`).
+        serve_from_copy(setup.origin, setup.root)
 
 
 def limit_memory(extra_mb: int) -> None:

@@ -5,7 +5,8 @@ JSON lines of harness.protocol records on stdin/stdout. Inside pytest's run loop
 returns to pytest's own loop: it serves jobs. Each job runs in a forked child that swaps in the
 mutant's code, runs the selected, already-collected tests until the first failure, and writes
 its verdict to a pipe while this process watches the clock and kills the child's whole process
-group when time is up. A job with a task does that task instead (harness.tasks): a baseline
+group when time is up; then, a subreaper (harness.child.reaper), it kills whatever else the job
+started. A job with a task does that task instead (harness.tasks): a baseline
 chunk runs here, anything else through HANDLERS.
 """
 
@@ -27,7 +28,7 @@ from typing import Any, BinaryIO, Protocol
 import coverage
 import pytest
 
-from bugsmith.harness.child import coverage_run
+from bugsmith.harness.child import coverage_run, reaper
 from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
@@ -92,6 +93,7 @@ class ForkServer(CollectErrors):
         self.index: FunctionIndex = {}
         self.coverage: coverage.Coverage | None = None
         self.startup = 0.0  # seconds from this process's start to collected tests
+        self.own: frozenset[int] = frozenset()  # processes of this worker's own, spared by the reaper
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -101,6 +103,7 @@ class ForkServer(CollectErrors):
         self.items = {item.nodeid: item for item in session.items}
         self.startup = time.monotonic() - STARTED
         self.index = index_functions(frozenset(self.setup.sources))
+        self.own = frozenset(reaper.descendants(os.getpid()))  # started by the suite's collection
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
         gc.freeze()
@@ -115,9 +118,11 @@ class ForkServer(CollectErrors):
             self.coverage = coverage_run.ready_coverage(self.setup)  # once here, not in every child
         read_end, write_end = os.pipe()
         started = time.monotonic()
+        me = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child, which never returns
             os.close(read_end)
+            reaper.die_with_parent(me)
             try:
                 self._child(job, write_end)
             except BaseException as error:  # noqa: BLE001 - else the parent learns only "exited"
@@ -129,6 +134,7 @@ class ForkServer(CollectErrors):
         os.close(read_end)
         _kill_group(pid)
         _, status, usage = os.wait4(pid, 0)
+        reaper.kill_descendants(self.own)  # what the job started in sessions of its own
         elapsed = time.monotonic() - started
         cpu = usage.ru_utime + usage.ru_stime
         final = next((m for m in messages if isinstance(m, Verdict)), None)
@@ -268,10 +274,11 @@ def main() -> int:
     setup = receive(reader, WorkerSetup.from_dict)
     if setup is None:
         return 1  # the coordinator went away before it sent the setup
+    reaper.become_subreaper()  # orphans of a job are re-parented here, to be killed
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     server = ForkServer(setup, reader, writer, recorder)
-    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.root)])
+    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project)])
     return 0
 
 
