@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self
 
+from bugsmith.errors import HarnessError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
@@ -71,18 +72,20 @@ def log_dir(options: RunOptions) -> Path:
 def _fork(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
     from bugsmith.harness.fork_pool import ForkPool
 
-    return ForkPool(setup, options.jobs, log_dir(options))
+    return ForkPool(setup, options.jobs, log_dir(options), options.sandbox)
 
 
 def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
     from bugsmith.harness.subprocess_pool import SubprocessPool
 
-    return SubprocessPool(setup, options.jobs)
+    return SubprocessPool(setup, options.jobs, options.sandbox)
 
 
 def _dask(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
     from bugsmith.harness.distributed import DaskExecutor
 
+    if options.sandbox is not None:  # its workers run on other machines, outside any sandbox of ours
+        raise HarnessError("a sandboxed run (untrusted tests) cannot go to a Dask cluster")
     return DaskExecutor(setup, address=scheduler)
 
 

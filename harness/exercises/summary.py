@@ -115,6 +115,11 @@ def score_text(score: SuiteScore) -> str:
              + (f"{score.score:.1f}%" if score.score is not None else "n/a")]
     for family, (detected, counted) in score.per_family.items():
         lines.append(f"  {family:<11} {detected}/{counted}")
+    if not score.sandboxed:
+        lines.append("  NOT SANDBOXED (--no-sandbox): the candidate's tests ran with your rights")
+    else:
+        controls = f"; {score.controls} disguised controls passed" if score.controls else ""
+        lines.append(f"  the tests ran sandboxed (bubblewrap){controls}")
     if score.survivors:
         lines.append(f"{len(score.survivors)} surviving mutants:")
         for survivor in score.survivors:
