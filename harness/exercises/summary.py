@@ -104,7 +104,8 @@ def _outputs_line(grade: Grade) -> str:
         return f"not compared: {check.note}"
     functions = ", ".join(check.functions)
     if check.agrees:
-        return f"{check.calls} calls of {functions} return what the reference returns"
+        return (f"{check.calls} calls of {functions} return what the reference returns"
+                + (f"; {check.note}" if check.note else ""))
     first = check.examples[0]
     return (f"{check.mismatches} of {check.calls} calls differ from the reference, e.g. {first.call}"
             f" (called by {first.test}): {first.difference}")
