@@ -8,6 +8,7 @@ process dies with it), and a suite whose failures cannot be believed gets no sco
 from __future__ import annotations
 
 import shutil
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -167,8 +168,29 @@ def test_a_process_started_in_a_new_session_dies_with_the_sandbox(tmp_path):
     assert processes_with(f"sleep\0{seconds}") == []
 
 
-def test_without_bubblewrap_scoring_is_an_error_and_runs_nothing(tmp_path, monkeypatch):
-    """Never a silent fallback to unconfined tests: the error says how to install bubblewrap."""
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "bwrap" else "/usr/bin/" + name)
+def test_without_bubblewrap_scoring_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    """No `bwrap` on PATH: one line that says how to install it, exit 2, and never an unsandboxed run."""
+    from bugsmith.harness.cli import main
+
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k))
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         _score(_suite(tmp_path))
+    monkeypatch.setattr(sys, "argv", ["bugsmith", "score", "--problem", "auc", "--tests", str(_suite(tmp_path))])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert "apt-get install bubblewrap" in err
+
+
+def test_no_sandbox_says_so_in_its_output(tmp_path):
+    """`--no-sandbox` is for tests one trusts: the summary and stderr both say they ran unconfined."""
+    from click.testing import CliRunner
+
+    from bugsmith.harness.cli import cli
+
+    done = CliRunner().invoke(cli, ["score", "--no-sandbox", "--no-triage", "--problem", "auc", "--family", "metric",
+                                    "--jobs", "2", "--tests", str(_suite(tmp_path))])
+    assert done.exit_code == 0, done.output
+    assert "NOT SANDBOXED (--no-sandbox)" in done.stdout and "WITHOUT a sandbox" in done.stderr
