@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import functools
 import inspect
 import pickle
 import reprlib
@@ -78,6 +79,8 @@ class SequenceRecorder:
             seeded = False
         recorder = self
 
+        # functools.wraps: a test that reads the constructor's signature (hypothesis's `builds`) still can.
+        @functools.wraps(init)
         def __init__(instance: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807 - it is the constructor
             if recorder.owner.depth or type(instance) is not cls or not recorder._wanted(key):
                 recorder._inside(init, instance, args, kwargs)
@@ -93,14 +96,13 @@ class SequenceRecorder:
     def _wrap_method(self, cls: type, name: str, method: Any) -> Any:
         recorder = self
 
+        @functools.wraps(method)
         def recorded(instance: Any, *args: Any, **kwargs: Any) -> Any:
             sequence = recorder.sequences.get(id(instance))
             if recorder.owner.depth or sequence is None or sequence.closed or not sequence.holds(instance):
                 return recorder._inside(method, instance, args, kwargs)
             return recorder._step(sequence, instance, name, method, args, kwargs)
 
-        recorded.__name__ = recorded.__qualname__ = name
-        recorded.__doc__ = method.__doc__
         return recorded
 
     def _inside(self, function: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
