@@ -11,8 +11,9 @@ So among the real jobs this executor plants a few whose "mutant" is the original
 real job's function (or whole module), its covering tests, a fresh id of the same form, sent
 in random places. Nothing in the job says it is one: the same function is swapped in, from
 the same kind of text, and the tests run as for any mutant. On unmutated code honest tests
-pass, so a disguised control that is killed means the suite's failures cannot be believed
-(or that it is flaky), and the run gives no score at all.
+pass, so a disguised control that is killed (or times out, which counts as detected too)
+means the suite's failures cannot be believed (or that it is flaky), and the run gives no
+score at all.
 """
 
 from __future__ import annotations
@@ -72,16 +73,20 @@ class DisguisedControls:
                 on_verdict(job, verdict)
                 return
             outcome = outcome_of(job, verdict)
-            # A timeout or an error on a loaded machine says nothing about honesty; a failure does.
+            # A failure, or a timeout that held on its longer second run (a timeout counts as
+            # detected, so a suite could hang where it cannot fail), says the suite is not to be
+            # believed; an error detects nothing and gains nothing.
             if outcome.status is Status.KILLED:
                 self.killed.append(f"{outcome.killed_by[0]}: {outcome.message}"[:200])
+            elif outcome.status is Status.TIMEOUT:
+                self.killed.append(outcome.detail[:200])
 
         self.inner.run(mixed, route, prepare)
         if self.killed:
             raise BaselineError(
-                f"the tests failed on the unmutated code in {len(self.killed)} of {len(controls)} runs that looked"
-                f" like mutants (first: {self.killed[0]}): tests that fail when nothing is wrong, because they"
-                " are flaky or tamper with their own reporting, detect nothing, so no score is given")
+                f"the tests failed or hung on the unmutated code in {len(self.killed)} of {len(controls)} runs"
+                f" that looked like mutants (first: {self.killed[0]}): tests that fail when nothing is wrong,"
+                " because they are flaky or tamper with their own reporting, detect nothing, so no score is given")
 
 
 def plant(jobs: Sequence[Job], rng: random.Random) -> list[Job]:

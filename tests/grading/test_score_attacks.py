@@ -32,13 +32,8 @@ def test_perfect_ranking():
     assert roc_auc_score([0, 1], [0.1, 0.9]) == 1.0
 '''
 
-# Every report of a test's call says "failed" (the recorder's own reports are TestReports too).
-FORGE_FAILURES = '''
+MUTANT_RUN = '''
 import sys as _sys
-
-from _pytest.reports import TestReport as _TestReport
-
-_init = _TestReport.__init__
 
 
 def _in_a_mutant_run():
@@ -50,6 +45,13 @@ def _in_a_mutant_run():
             return bool(job.source) and job.task is None
         frame = frame.f_back
     return False
+'''
+
+# Every report of a test's call says "failed" (the recorder's own reports are TestReports too).
+FORGE_FAILURES = MUTANT_RUN + '''
+from _pytest.reports import TestReport as _TestReport
+
+_init = _TestReport.__init__
 
 
 def _forged(self, nodeid, location, keywords, outcome, longrepr, when, *args, **kwargs):
@@ -59,6 +61,17 @@ def _forged(self, nodeid, location, keywords, outcome, longrepr, when, *args, **
 
 
 _TestReport.__init__ = _forged
+'''
+
+# A timeout counts as detected: a suite that cannot fail unseen may try hanging instead.
+HANG_IN_MUTANTS = MUTANT_RUN + '''
+import time as _time
+
+
+def test_patience():
+    assert roc_auc_score([0, 1, 1], [0.5, 0.2, 0.9]) == 0.5  # covers the code: it runs for its mutants
+    if _in_a_mutant_run():
+        _time.sleep(600)
 '''
 
 STEAL = '''
@@ -129,6 +142,13 @@ def test_reports_forged_to_fail_only_on_mutants_are_caught_by_disguised_controls
         _score(tests)
     monkeypatch.setattr(disguised_controls, "plant", lambda jobs, rng: [])
     assert _score(tests).score == 100.0
+
+
+def test_tests_that_hang_only_on_mutants_are_caught_by_disguised_controls(tmp_path):
+    """Hanging where a mutant runs would make every mutant a timeout, which counts as detected;
+    the disguised controls hang too, past their longer second run: no score."""
+    with pytest.raises(BaselineError, match="looked like mutants"):
+        _score(_suite(tmp_path, HANG_IN_MUTANTS))
 
 
 def test_tests_that_look_for_the_key_and_the_hidden_tests_copy_nothing_out(tmp_path):
