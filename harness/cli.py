@@ -426,17 +426,23 @@ def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as
 @click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families.")
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
 @click.option("--no-triage", is_flag=True, help="Do not explain the survivors (faster).")
+@click.option("--no-sandbox", is_flag=True,
+              help="Run the tests without bubblewrap, with your rights: only for tests you trust.")
 @_PROJECT
-def score(problem, tests, families, jobs, no_triage, project) -> None:
-    """Score a candidate's tests: the share of the problem's mutants they detect, and for each
-    bug they missed, the input that shows it and a test that would have caught it."""
+def score(problem, tests, families, jobs, no_triage, no_sandbox, project) -> None:
+    """Score a candidate's tests in a sandbox: the share of the problem's mutants they detect, and
+    for each bug they missed, the input that shows it and a test that would have caught it."""
     from bugsmith.harness.exercises.problems import exercise_root
     from bugsmith.harness.exercises.scoring import score_tests
     from bugsmith.harness.exercises.summary import score_text
 
     result = score_tests(problem, tests.resolve(), root=exercise_root(project, Path.cwd()), families=tuple(families),
-                         jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage)
+                         jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage,
+                         sandbox=not no_sandbox)
     click.echo(score_text(result))
+    if no_sandbox:
+        click.echo("bugsmith: scored WITHOUT a sandbox (--no-sandbox): the candidate's tests ran with your rights",
+                   err=True)
 
 
 def main() -> None:

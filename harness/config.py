@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import ConfigError
+from bugsmith.harness.sandbox import Sandbox
 
 STORE_DIR = ".bugsmith"
 ISOLATIONS = ("fork", "subprocess")
@@ -43,6 +44,9 @@ class RunOptions:
     mutant_ids: tuple[str, ...] = ()
     equivalents: str = "equivalent-mutants.toml"  # the reviewed list, relative to root
     reports: str = f"{STORE_DIR}/reports"  # where `run` writes its reports by default
+    # Where every process that runs the tests is confined (None: unconfined, as trusted code is);
+    # `bugsmith score` runs a candidate's tests, so its workers get one (harness.sandbox).
+    sandbox: Sandbox | None = None
 
     @property
     def store_path(self) -> Path:

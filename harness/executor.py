@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self
 
+from bugsmith.errors import HarnessError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
@@ -74,6 +75,8 @@ def _fork(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Exe
     from bugsmith.harness.copy_executor import InCopy
     from bugsmith.harness.fork_pool import ForkPool
 
+    if options.sandbox is not None:  # the sandbox's read-only view is the protection: no copy to make
+        return ForkPool(setup, options.jobs, log_dir(options), options.sandbox)
     return InCopy(setup, lambda moved: ForkPool(moved, options.jobs, log_dir(options)))
 
 
@@ -81,12 +84,16 @@ def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) 
     from bugsmith.harness.copy_executor import InCopy
     from bugsmith.harness.subprocess_pool import SubprocessPool
 
+    if options.sandbox is not None:
+        return SubprocessPool(setup, options.jobs, options.sandbox)
     return InCopy(setup, lambda moved: SubprocessPool(moved, options.jobs))
 
 
 def _dask(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
     from bugsmith.harness.distributed import DaskExecutor
 
+    if options.sandbox is not None:  # its workers run on other machines, outside any sandbox of ours
+        raise HarnessError("a sandboxed run (untrusted tests) cannot go to a Dask cluster")
     return DaskExecutor(setup, address=scheduler)
 
 

@@ -25,8 +25,9 @@ from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
-from bugsmith.harness.interpreter import module_command, worker_env
+from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
+from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
@@ -38,15 +39,16 @@ PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (6
 class _Worker:
     """One fork-server process, with the jobs sent to it in order (the first one is running)."""
 
-    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path, mark: str) -> None:
+    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path, mark: str,
+                 sandbox: Sandbox | None = None) -> None:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"worker-{number}.log"
         self.mark = f"{mark}/{number}"  # what this worker starts inherits it (harness.leftovers)
+        launch = helper_launch("bugsmith.harness.child.worker", setup, sandbox, {leftovers.VARIABLE: self.mark})
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                module_command("bugsmith.harness.child.worker"),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0, cwd=setup.root,
-                env={**worker_env(setup.project), leftovers.VARIABLE: self.mark}, start_new_session=True,
+                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
+                cwd=launch.cwd, env=launch.env, start_new_session=True,
             )
         assert self.process.stdin and self.process.stdout
         self.stdin: IO[bytes] = self.process.stdin
@@ -149,10 +151,11 @@ class ForkPool:
     (generating mutants) while they import and collect; the first call that needs them waits.
     """
 
-    def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path) -> None:
+    def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path, sandbox: Sandbox | None = None) -> None:
         self.setup = setup
         self.size = jobs
         self.log_dir = log_dir
+        self.sandbox = sandbox  # each worker in a sandbox of its own (harness.sandbox), if given
         self.workers: list[_Worker] = []
         self.tests: list[tuple[str, str]] = []  # (id, file) in collection order
         self.attempts: dict[str, int] = {}
@@ -191,7 +194,7 @@ class ForkPool:
 
     def _spawn(self) -> _Worker:
         self._started += 1
-        return _Worker(self.setup, self._started, self.log_dir, self._mark)
+        return _Worker(self.setup, self._started, self.log_dir, self._mark, self.sandbox)
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Run unmutated code through every worker's machinery; all of it must pass."""

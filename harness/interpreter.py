@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, child_message
+from bugsmith.harness.sandbox import Launch, Sandbox, command
 from bugsmith.harness.tasks import Budget, Coverage, RecordedCall
 from bugsmith.harness.tool_state import tool_env
 
@@ -33,18 +34,31 @@ def module_command(module: str) -> list[str]:
 def worker_env(root: str | Path) -> dict[str, str]:
     """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
     hangs otherwise), no bytecode or tool caches written into the user's tree, stable hashing."""
-    env = dict(os.environ)
-    env.update(tool_env(root))
-    env.update(
-        OMP_NUM_THREADS="1",
-        OPENBLAS_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-        NUMEXPR_NUM_THREADS="1",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        BUGSMITH_MUTANT_RUN="1",  # lets a suite skip work that only helps humans (shrinking)
-    )
-    return env
+    return {**os.environ, **tool_env(root), **_WORKER_VARIABLES}
+
+
+_WORKER_VARIABLES = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+    "BUGSMITH_MUTANT_RUN": "1",  # lets a suite skip work that only helps humans (shrinking)
+}
+
+
+def helper_launch(module: str, setup: WorkerSetup, sandbox: Sandbox | None = None,
+                  env: Mapping[str, str] | None = None) -> Launch:
+    """How to start the helper interpreter `module` on `setup`'s project: in `setup.root` (the
+    project or its private copy) with this process's environment, or inside `sandbox` (tests
+    that are not trusted: `bugsmith score`) with the sandbox's; `env` is added either way."""
+    extra = dict(env or {})
+    if sandbox is None:
+        return Launch(argv=tuple(module_command(module)), env={**worker_env(setup.project), **extra},
+                      cwd=str(setup.root))
+    return command(replace(sandbox, env={**tool_env(setup.project), **_WORKER_VARIABLES, **sandbox.env, **extra}),
+                   module_command(module))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

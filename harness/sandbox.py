@@ -1,9 +1,10 @@
 """Run a command where it can harm nothing: bubblewrap, a read-only view, no network, limits.
 
-Untrusted code (a candidate's submission; later, mutants) runs under bubblewrap (`bwrap`)
-in namespaces of its own: it sees the system's programs and libraries, this interpreter
-and its site-packages (with bugsmith's own package folders covered by empty ones, so that
-the reference solutions cannot be read), and the folders its `Sandbox` record names, all
+Untrusted code (a candidate's submission to grade, a candidate's tests to score) runs under
+bubblewrap (`bwrap`) in namespaces of its own: it sees the system's programs and libraries,
+this interpreter and its site-packages (with bugsmith's own package folders, or at least its
+reference problems, covered by empty ones, so that the reference solutions and held-back
+tests cannot be read), and the folders its `Sandbox` record names, all
 read-only; a private /tmp; no network; its own process tree, which dies with it (a
 process it leaves behind cannot outlive the sandbox). Limits on memory, processes, CPU
 time and file size come from `prlimit`; the caller's clock is the real time limit.
@@ -12,8 +13,8 @@ As root, the sandbox drops to the `nobody` user (through `setpriv`), because the
 never enforces a process limit on root; as any other user, bubblewrap maps that user into
 a user namespace and the process limit counts from what the user already runs.
 
-`command()` builds the command line for any program, so a worker pool can be wrapped the
-same way as the grader's pytest runs.
+`command()` builds the command line for any program: the grader's pytest runs and the
+mutation workers of `bugsmith score` (`RunOptions.sandbox`) are wrapped the same way.
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ def require_bwrap() -> str:
     """The path of `bwrap`, or SandboxUnavailable with a one-line message that says how to install it."""
     found = shutil.which("bwrap")
     if found is None:
-        raise SandboxUnavailable(f"grading runs the submission in a bubblewrap sandbox, and `bwrap` is not"
-                                 f" installed: {INSTALL_HINT}")
+        raise SandboxUnavailable(f"untrusted code (a submission to grade, a candidate's tests to score) runs in a"
+                                 f" bubblewrap sandbox, and `bwrap` is not installed: {INSTALL_HINT}")
     for tool in ("prlimit", "setpriv"):
         if shutil.which(tool) is None:
             raise SandboxUnavailable(f"the sandbox needs `{tool}` from util-linux (`apt-get install util-linux`)")
@@ -166,6 +167,31 @@ def bugsmith_folders() -> tuple[Path, ...]:
                      key=lambda p: len(p.parts))
     # Installed, they nest (site-packages/bugsmith/reference): covering the outer one is enough.
     return tuple(f for i, f in enumerate(folders) if not any(f.is_relative_to(g) for g in folders[:i]))
+
+
+def bugsmith_code() -> tuple[Mount, ...]:
+    """bugsmith's own code without its reference problems, read-only at its own paths: what a
+    sandboxed bugsmith helper (a `bugsmith score` worker) imports itself from.
+
+    Installed, that code is in site-packages (`python_mounts()`) and nothing is added; from a
+    checkout (an editable install), only its package folders are mounted, never the checkout.
+    """
+    import bugsmith
+    import bugsmith.harness
+    import bugsmith.mutators
+
+    inside = python_mounts()
+    folders = sorted({Path(p).resolve() for module in (bugsmith, bugsmith.harness, bugsmith.mutators)
+                      for p in module.__path__})
+    return tuple(Mount(source=f, target=str(f)) for f in folders
+                 if not any(f.is_relative_to(m.source) for m in inside))
+
+
+def reference_folders() -> tuple[Path, ...]:
+    """The folders of bugsmith's reference problems (solutions and held-back tests), to hide."""
+    import bugsmith.reference
+
+    return tuple(sorted({Path(p).resolve() for p in bugsmith.reference.__path__}))
 
 
 def _mount_args(sandbox: Sandbox) -> list[str]:

@@ -18,8 +18,9 @@ from bugsmith.errors import HarnessError
 from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, run_baseline
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
-from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output, worker_env
+from bugsmith.harness.interpreter import FreshRequest, helper_launch, verdict_of_output, worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
+from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
 
 SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its tests run
@@ -28,9 +29,10 @@ SUBPROCESS_STARTUP = 10.0  # seconds a fresh interpreter may spend before its te
 class SubprocessPool:
     """The portable mode: every job in a fresh interpreter, `jobs` at a time."""
 
-    def __init__(self, setup: WorkerSetup, jobs: int) -> None:
+    def __init__(self, setup: WorkerSetup, jobs: int, sandbox: Sandbox | None = None) -> None:
         self.setup = setup
         self.size = jobs
+        self.sandbox = sandbox
 
     def __enter__(self) -> SubprocessPool:
         return self
@@ -40,6 +42,8 @@ class SubprocessPool:
 
     def baseline(self) -> Baseline:
         """The suite once in its own fresh interpreter: there is no worker to share it with."""
+        if self.sandbox is not None:
+            raise HarnessError("a sandboxed run needs the fork pool: this mode's baseline runs unconfined")
         return run_baseline(self.setup, worker_env(self.setup.project))
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
@@ -61,10 +65,11 @@ class SubprocessPool:
         request = encode(FreshRequest(setup=self.setup, job=job))
         started = time.monotonic()
         mark = leftovers.new_mark()  # one per job: jobs run side by side
+        launch = helper_launch("bugsmith.harness.child.isolated", self.setup, self.sandbox,
+                               {leftovers.VARIABLE: mark})
         process = subprocess.Popen(
-            module_command("bugsmith.harness.child.isolated"), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.setup.root,
-            env={**worker_env(self.setup.project), leftovers.VARIABLE: mark}, start_new_session=True,
+            launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=launch.cwd, env=launch.env, start_new_session=True,
         )
         try:
             out, _ = process.communicate(request, timeout=job.timeout + SUBPROCESS_STARTUP)

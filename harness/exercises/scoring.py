@@ -5,23 +5,37 @@ the problem's code, what its tests need (the corpus's hypothesis profile; a proj
 conftest.py files, helpers and pytest configuration), their tests under `tests/`, and a
 `[tool.bugsmith]` table. The run's baseline proves their tests pass on the original code
 before any mutant runs.
+
+The candidate's tests are untrusted code. Every process that runs them (the mutation
+workers, triage's recording and probes) is a bubblewrap sandbox (`RunOptions.sandbox`) that
+sees, read-only, the throwaway project (without bugsmith's store in it), the interpreter with
+its libraries and bugsmith's own code; not the instructor's files, the checkout, bugsmith's
+reference problems or the network; and every process it starts dies with it. A suite that
+fails when nothing is wrong gets no score: on the baseline, on the control runs, and on
+controls disguised as mutants (`disguised_controls`).
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bugsmith.harness import config
+from bugsmith.harness.config import make_state_folder
+from bugsmith.harness.executor import local_executor
+from bugsmith.harness.exercises.disguised_controls import DisguisedControls
 from bugsmith.harness.exercises.layout import code_files
 from bugsmith.harness.exercises.problems import CONFTEST, PACKAGE_INIT, REFERENCE, Problem, problem_named
 from bugsmith.harness.exercises.pytest_config import toml_table
 from bugsmith.harness.exercises.records import ExerciseError
 from bugsmith.harness.outcome import Status, mutation_score
+from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness.sandbox import Limits, Mount, Sandbox, bugsmith_code, reference_folders, require_bwrap
 
 _PYPROJECT = """\
 [tool.bugsmith]
@@ -56,21 +70,26 @@ class SuiteScore:
     per_family: dict[str, tuple[int, int]]  # family -> (detected, counted)
     survivors: tuple[Survivor, ...]
     duration: float
+    sandboxed: bool = True
+    controls: int = 0  # unmutated runs disguised as mutants, all passed (disguised_controls)
 
 
 def score_tests(problem: str, tests: Path, *, root: Path | None = None, families: tuple[str, ...] = (),
                 jobs: int | None = None, progress: Callable | None = None,
-                triage: bool = True) -> SuiteScore:
+                triage: bool = True, sandbox: bool = True) -> SuiteScore:
     """Run the problem's mutants against `tests` (a file or folder of pytest tests).
 
     With `triage`, each survivor also says which input shows the bug and what assertion was
-    missing (harness.triage), so the candidate learns why their tests missed it.
+    missing (harness.triage), so the candidate learns why their tests missed it. `sandbox=False`
+    runs the tests unconfined, with the caller's rights: only for tests you trust.
     """
     from bugsmith import harness
     root = (root or config.builtin_root()).resolve()
     spec = problem_named(root, problem)
     if not tests.exists():
         raise ExerciseError(f"no such file or directory: {tests}")
+    if sandbox:  # before anything runs: never a silent fallback to unconfined tests
+        require_bwrap()
     with tempfile.TemporaryDirectory(prefix="bugsmith-score-") as scratch:
         project = Path(scratch)
         if spec.source == REFERENCE:
@@ -78,7 +97,15 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
         else:
             _build_from_project(project, spec, tests)
         options = config.resolve(project, families=families, jobs=jobs)
-        result = harness.run(options, progress=progress)
+        if sandbox:
+            options = replace(options, isolation="fork", sandbox=_sandbox(project, options))
+        planted: list[DisguisedControls] = []
+
+        def executor(setup: WorkerSetup, run_options: config.RunOptions) -> DisguisedControls:
+            planted.append(DisguisedControls(local_executor(setup, run_options)))
+            return planted[-1]
+
+        result = harness.run(options, progress=progress, executor_factory=executor)
         findings = _triage(options, result) if triage else {}
     by_id = {m.id: m for m in result.mutants}
     tallies: dict[str, list] = defaultdict(list)
@@ -101,7 +128,24 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
         per_family[family] = (sum(o.status in (Status.KILLED, Status.TIMEOUT) for o in counted), len(counted))
     return SuiteScore(problem=problem, score=mutation_score(result.outcomes), tests=len(result.tests),
                       per_family=per_family, survivors=tuple(sorted(survivors, key=lambda s: s.location)),
-                      duration=round(result.duration, 2))
+                      duration=round(result.duration, 2), sandboxed=sandbox,
+                      controls=sum(p.planted for p in planted))
+
+
+def _sandbox(project: Path, options: config.RunOptions) -> Sandbox:
+    """What the workers see: the project read-only (its `.bugsmith` store covered), the
+    interpreter, bugsmith's code, a private /tmp for the tools' caches; nothing else."""
+    make_state_folder(project / config.STORE_DIR)  # it must exist to be covered
+    for path in (project, *project.rglob("*")):  # readable by `nobody`, whom the sandbox runs as under root
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
+           "TMPDIR": "/tmp", "LANG": "C.UTF-8", "HYPOTHESIS_STORAGE_DIRECTORY": "/tmp/.hypothesis"}
+    # A worker holds the suite's libraries (~1-2 GB of address space) and caps each mutant at
+    # `memory_limit_mb` more itself (harness.child.session.limit_memory), under this ceiling.
+    limits = Limits(memory_mb=options.memory_limit_mb + 4096)
+    return Sandbox(mounts=(Mount(source=project, target=str(project)), *bugsmith_code()), workdir=str(project),
+                   env=env, hidden=(project / config.STORE_DIR, *reference_folders()), limits=limits)
 
 
 def _triage(options, result) -> dict:

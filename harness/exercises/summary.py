@@ -104,7 +104,8 @@ def _outputs_line(grade: Grade) -> str:
         return f"not compared: {check.note}"
     functions = ", ".join(check.functions)
     if check.agrees:
-        return f"{check.calls} calls of {functions} return what the reference returns"
+        return (f"{check.calls} calls of {functions} return what the reference returns"
+                + (f"; {check.note}" if check.note else ""))
     first = check.examples[0]
     return (f"{check.mismatches} of {check.calls} calls differ from the reference, e.g. {first.call}"
             f" (called by {first.test}): {first.difference}")
@@ -115,6 +116,11 @@ def score_text(score: SuiteScore) -> str:
              + (f"{score.score:.1f}%" if score.score is not None else "n/a")]
     for family, (detected, counted) in score.per_family.items():
         lines.append(f"  {family:<11} {detected}/{counted}")
+    if not score.sandboxed:
+        lines.append("  NOT SANDBOXED (--no-sandbox): the candidate's tests ran with your rights")
+    else:
+        controls = f"; {score.controls} disguised controls passed" if score.controls else ""
+        lines.append(f"  the tests ran sandboxed (bubblewrap){controls}")
     if score.survivors:
         lines.append(f"{len(score.survivors)} surviving mutants:")
         for survivor in score.survivors:

@@ -16,7 +16,7 @@ from pathlib import Path
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.executor import open_executor
-from bugsmith.harness.interpreter import target_key, worker_env
+from bugsmith.harness.interpreter import target_key
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.runner import Progress
@@ -79,7 +79,7 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
         setup = _setup(options, last)
         recording_started = time.monotonic()
         targets = {(_path(options, m), callee(m, last.sources[m.file])) for m in survivors if m.function}
-        recorded = record_calls(setup, targets, worker_env(setup.root), settings.recording) if survivors else {}
+        recorded = record_calls(setup, targets, settings.recording, options.sandbox) if survivors else {}
         recording_seconds = time.monotonic() - recording_started
         findings = _probe_all(options, setup, last, survivors, recorded, settings, progress, started)
         for finding in findings:

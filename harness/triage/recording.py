@@ -19,22 +19,23 @@ import json
 import subprocess
 
 from bugsmith.errors import HarnessError
-from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, module_command
+from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, helper_launch
 from bugsmith.harness.protocol import WorkerSetup, encode
+from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.tasks import Budget, RecordedCall
 
 
-def record_calls(setup: WorkerSetup, targets: set[Target], env: dict[str, str],
-                 budget: Budget = Budget()) -> dict[str, tuple[RecordedCall, ...]]:
-    """Run the suite once and return the recorded calls by `target_key`."""
+def record_calls(setup: WorkerSetup, targets: set[Target], budget: Budget = Budget(),
+                 sandbox: Sandbox | None = None) -> dict[str, tuple[RecordedCall, ...]]:
+    """Run the suite once (in `sandbox`, if given) and return the recorded calls by `target_key`."""
     if not targets:
         return {}
     request = RecordingRequest(setup=setup, targets=tuple(sorted(targets)), budget=budget)
+    launch = helper_launch("bugsmith.harness.child.triage.call_recorder", setup, sandbox)
     try:
         process = subprocess.run(
-            module_command("bugsmith.harness.child.triage.call_recorder"), input=encode(request),
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=setup.root, env=env,
-            timeout=budget.seconds, check=False, start_new_session=True,
+            launch.argv, input=encode(request), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=launch.cwd, env=launch.env, timeout=budget.seconds, check=False, start_new_session=True,
         )
     except subprocess.TimeoutExpired:
         raise HarnessError(f"recording the suite's calls took over {budget.seconds:.0f} s") from None

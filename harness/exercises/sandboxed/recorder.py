@@ -7,7 +7,8 @@ that come from outside the code (from a test or an input strategy) whose argumen
 plain data (see `values`): the pickled arguments (to replay on the submission) and what
 the call returned, as data (to compare with). A call whose second run on the same
 arguments does something else (randomness, time) is dropped: only what the reference does
-every time can be expected of a submission.
+every time can be expected of a submission. Stateful classes are recorded as sequences of
+method calls per instance (`sequence_recorder`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 import pytest
 
 from .channel import request, send
+from .sequence_recorder import SequenceRecorder
 from .values import NotData, TooLarge, encode, observe
 
 
@@ -42,6 +44,7 @@ class Recorder:
         self.kept_in_test: Counter[tuple[str, str]] = Counter()
         self.short = reprlib.Repr()
         self.short.maxstring, self.short.maxother, self.short.maxlist, self.short.maxtuple = 40, 40, 4, 4
+        self.sequences: SequenceRecorder | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -66,6 +69,11 @@ class Recorder:
             for name, value in list(vars(module).items()):
                 if id(value) in wrapped:
                     setattr(module, name, wrapped[id(value)])
+        self.sequences = SequenceRecorder(self, modules)
+
+    def pytest_sessionfinish(self) -> None:
+        if self.sequences is not None:
+            self.sequences.finish()
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         self.test = nodeid

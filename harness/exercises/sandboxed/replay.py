@@ -1,7 +1,9 @@
 """`python -m bugsmith_grading.replay`: call the submission's functions as the reference suite did.
 
-Reads the recorded calls (function, pickled arguments) the grader wrote, calls each on the
-submission's code under a time limit, and sends what it did as data (`values.observe`).
+Reads the recorded calls (function, pickled arguments) and method-call sequences (class,
+then each method with its pickled arguments) the grader wrote, replays each on the
+submission's code under a time limit per call, and sends what it did as data
+(`values.observe`, `sequences.play`).
 The grader compares that with what the reference did; nothing sent from here is run.
 """
 
@@ -15,15 +17,8 @@ import sys
 from typing import Any
 
 from .channel import request, send
+from .sequences import Hung, arm, play, public_class
 from .values import NotData, TooLarge, observe
-
-
-class _Hung(BaseException):
-    """Raised by the alarm in a call that runs past its time."""
-
-
-def _alarm(signum: int, frame: Any) -> None:
-    raise _Hung
 
 
 def _function(key: str) -> Any:
@@ -45,7 +40,7 @@ def _replay(call: dict[str, Any], seconds: float) -> dict[str, Any]:
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return observe(function, args, kwargs)
-    except _Hung:
+    except Hung:
         return {"timeout": seconds}
     except (NotData, TooLarge, RecursionError) as error:
         return {"unavailable": f"the result cannot be compared: {type(error).__name__}"}
@@ -53,14 +48,27 @@ def _replay(call: dict[str, Any], seconds: float) -> dict[str, Any]:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def _replay_sequence(sequence: dict[str, Any], seconds: float) -> list[dict[str, Any]]:
+    try:
+        module, _, name = sequence["class"].partition(":")
+        cls = public_class(module, name)
+        steps = [(step["method"], *pickle.loads(base64.b64decode(step["args"]))) for step in sequence["steps"]]
+    except Exception as error:  # noqa: BLE001 - the submission has no such class, or it breaks on import
+        return [{"unavailable": f"{type(error).__name__}: {error}"[:300]}]
+    return play(cls, steps, seconds)
+
+
 def main() -> int:
     wanted = request()
     for path in reversed(wanted["paths"]):
         sys.path.insert(0, path)
-    signal.signal(signal.SIGALRM, _alarm)
+    arm()
     for call in wanted["calls"]:
         send({"event": "start", "id": call["id"]})
         send({"event": "outcome", "id": call["id"], "outcome": _replay(call, wanted["seconds"])})
+    for sequence in wanted.get("sequences", ()):
+        send({"event": "sequence-outcome", "id": sequence["id"],
+              "outcomes": _replay_sequence(sequence, wanted["seconds"])})
     send({"event": "done"})
     return 0
 

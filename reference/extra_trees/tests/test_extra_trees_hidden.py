@@ -142,8 +142,9 @@ def test_predictions_average_the_leaves_each_row_reaches(
     model, X, _, _ = data.draw(fitted(kind))
     queries = data.draw(feature_matrices(rows=3, columns=X.shape[1]))
     for tree in model.estimators_:  # rows sitting exactly on each threshold
+        reaching = node_rows(tree, X)  # once per tree: walking it again for every node costs O(nodes²)
         for node in np.flatnonzero(tree.children_left != -1):
-            row = X[node_rows(tree, X)[node][0]].copy()
+            row = X[reaching[node][0]].copy()
             row[tree.feature[node]] = tree.threshold[node]
             queries = np.vstack([queries, row])
     leaves = [[leaf_of(tree, row) for row in queries] for tree in model.estimators_]
@@ -464,11 +465,14 @@ ORACLE_CASES = [
 def test_cross_validated_quality_matches_scikit_learn(
     loader: str, kind: type[Forest], params: dict[str, Any], tolerance: float
 ) -> None:
-    """5-fold CV accuracy (R² for diabetes) is within tolerance of sklearn's extra trees."""
+    """3-fold CV accuracy (R² for diabetes) is within tolerance of sklearn's extra trees."""
     X, y = getattr(datasets, loader)(return_X_y=True)
     classify = kind is ExtraTreesClassifier
     folds = model_selection.StratifiedKFold if classify else model_selection.KFold
-    splits = list(folds(5, shuffle=True, random_state=0).split(X, y))
+    # Three folds, not five: every row is still predicted once per seed, so the comparison's noise
+    # is the same (over 8 seeds and shuffles, the sd of ours minus scikit-learn's was 0.006-0.011
+    # with either), for little more than half the fitting.
+    splits = list(folds(3, shuffle=True, random_state=0).split(X, y))
 
     def cv_score(make: Any) -> float:
         scores = []
