@@ -97,6 +97,10 @@ SAMPLE = textwrap.dedent(
             best = min(best, graph[previous] + edge.incoming)
             previous = node
         return previous == start and best < edge.outgoing
+
+
+    def ranked(df, model, proba):
+        return df.groupby(["user", "day"]).sum(), model.classes_[proba.argmax(axis=1)]
     '''
 )
 

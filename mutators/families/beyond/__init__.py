@@ -15,7 +15,13 @@ from bugsmith.mutators.families.beyond.deletions import (
     DropCondition,
     RemoveGuard,
 )
-from bugsmith.mutators.families.beyond.forgotten_parts import DropClause, DropKeyword, DropOperand
+from bugsmith.mutators.families.beyond.forgotten_parts import (
+    DropClause,
+    DropKey,
+    DropKeyword,
+    DropOperand,
+    LabelToIndex,
+)
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
 from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
 from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
@@ -51,4 +57,6 @@ MUTATORS = (
     SiblingAttribute,
     SwapSentinel,
     SwapException,
+    DropKey,
+    LabelToIndex,
 )

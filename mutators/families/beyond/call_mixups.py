@@ -269,7 +269,10 @@ _NOT_TRANSFORMS = frozenset(
      "setdefault", "partial", "cast", "ensure_type", "field", "dataclass", "lru_cache",
      # array constructors and generators: a size or a seed is not the array it makes
      "arange", "eye", "identity", "zeros", "ones", "empty", "full", "linspace", "default_rng",
-     "RandomState", "Generator", "seed"}
+     "RandomState", "Generator", "seed",
+     # numeric coercions: `int(x)` of a numpy integer differs from `x` in its type alone,
+     # which no contract pins down (all four survived the corpus as equivalents)
+     "int", "float", "bool", "complex"}
 )
 # The builtins that reduce an iterable to a number or a flag; `np.any(a != b)` on arrays is
 # an elementwise test made scalar, whose argument is a plausible stand-in.
@@ -331,9 +334,10 @@ class UnwrapArgument(Mutator[cst.Call]):
             before="import numpy as np\n\ndef f(a, b):\n    return 2 * np.any(a != b)\n",
             after=("import numpy as np\n\ndef f(a, b):\n    return 2 * (a != b)\n",),
         ),
-        # a count, a reduction of one iterable, a constructor, a method of a value, a constant
+        # a count, a reduction of one iterable, a constructor, a method of a value, a constant,
+        # a numeric coercion
         Example(
-            before="def f(xs, d, k):\n    g(xs)\n    return len(xs), max(xs), Request(xs), d.get(k), h(0)\n",
+            before="def f(xs, d, k):\n    g(xs)\n    return len(xs), max(xs), Request(xs), d.get(k), h(0), int(k)\n",
             after=(),
         ),
     )

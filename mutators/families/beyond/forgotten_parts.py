@@ -28,7 +28,10 @@ _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.
 _NOT_SEMANTIC = frozenset(
     {"verbose", "verbosity", "n_jobs", "stacklevel", "flush", "file", "end", "sep", "msg",
      "message", "err_msg", "match", "desc", "help", "doc", "debug", "quiet", "copy",
-     "keepdims", "axis", "min_periods", "closed", "kind", "stable", "center", "inplace"}
+     "keepdims", "axis", "min_periods", "closed", "kind", "stable", "center", "inplace",
+     # numpy infers the same integer or float dtype from the data in most calls: in the corpus
+     # both `np.array(xs, dtype=np.intp)` mutants survived as equivalents
+     "dtype"}
 )
 
 
@@ -148,8 +151,9 @@ class DropKeyword(Mutator[cst.Call]):
     the call still runs with the default, which is right for the common case and wrong for
     the one the keyword was written for (Yang et al. 2022 find dropped semantic keywords among
     the commonest notebook bugs). `None` values (usually the default), configuration and
-    message keywords, and keywords other mutators drop (`axis`, `keepdims`, `min_periods`,
-    `closed`, `kind`) are left alone, as are records built field by field.
+    message keywords, `dtype` (numpy infers the same one from the data in most calls), and
+    keywords other mutators drop (`axis`, `keepdims`, `min_periods`, `closed`, `kind`) are left
+    alone, as are records built field by field.
     """
 
     name = "beyond/drop-keyword"
@@ -168,7 +172,7 @@ class DropKeyword(Mutator[cst.Call]):
         # a `None` value, configuration, a keyword another mutator owns, a record, `**kwargs`
         Example(
             before=(
-                "def f(x, kw):\n    g(x, out=None, verbose=2)\n    return x.sum(axis=0), "
+                "def f(x, kw):\n    g(x, out=None, verbose=2, dtype=int)\n    return x.sum(axis=0), "
                 "Point(x=1, y=2), h(x, **kw)\n"
             ),
             after=(),
@@ -187,3 +191,78 @@ class DropKeyword(Mutator[cst.Call]):
                 replacement=without_arg(node, arg),
                 explanation=f"`{keyword.value}=` was dropped: the call falls back to its default",
             )
+
+
+# Calls whose list argument is a set of keys: leaving one out still runs, on coarser groups.
+_KEY_LIST_CALLS = frozenset({"groupby", "sort_values", "drop_duplicates", "duplicated", "merge", "set_index",
+                             "pivot_table", "lexsort"})
+_KEY_KEYWORDS = frozenset({"by", "subset", "on", "keys", "index", "columns"})
+
+
+class DropKey(Mutator[cst.Element]):
+    """A key is left out of a key list: `df.groupby(["user", "day"])` -> `df.groupby(["user"])`.
+
+    Realistic: the groups, the sort order or the duplicates are then decided by fewer columns:
+    one entity's rows pool with another's, ties are broken in file order, distinct rows count
+    as duplicates; the frame keeps its columns and nothing crashes (Yang et al. 2022).
+    """
+
+    name = "beyond/drop-key"
+    family = Family.BEYOND
+    explanation = "`{original}` was left out of the keys: rows are grouped, sorted or matched by fewer columns"
+    matcher = m.Element()
+    examples = (
+        Example(
+            before="def f(df):\n    return df.sort_values(by=['user', 'time']).groupby(['user', 'day']).sum()\n",
+            after=(
+                "def f(df):\n    return df.sort_values(by=['time']).groupby(['user', 'day']).sum()\n",
+                "def f(df):\n    return df.sort_values(by=['user']).groupby(['user', 'day']).sum()\n",
+                "def f(df):\n    return df.sort_values(by=['user', 'time']).groupby(['day']).sum()\n",
+                "def f(df):\n    return df.sort_values(by=['user', 'time']).groupby(['user']).sum()\n",
+            ),
+        ),
+        # one key only; a list that is data, not keys
+        Example(before="def f(df, x):\n    return df.groupby(['user']).sum(), np.array([x, 1])\n", after=()),
+    )
+
+    def mutate(self, node: cst.Element, ctx: Context) -> Iterator[Rewrite]:
+        keys = ctx.parent(node)
+        arg = ctx.parent(keys) if isinstance(keys, cst.List) else None
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(keys, cst.List) or not isinstance(arg, cst.Arg) or not isinstance(call, cst.Call):
+            return
+        if len(keys.elements) < 2 or callee(call) not in _KEY_LIST_CALLS:
+            return
+        if arg.keyword is not None and arg.keyword.value not in _KEY_KEYWORDS:
+            return
+        elements = [element for element in keys.elements if element is not node]
+        elements[-1] = elements[-1].with_changes(comma=keys.elements[-1].comma)
+        yield Rewrite(replacement=keys.with_changes(elements=elements), target=keys)
+
+
+class LabelToIndex(Mutator[cst.Subscript]):
+    """`self.classes_[proba.argmax(axis=1)]` becomes `proba.argmax(axis=1)`: an index for a label.
+
+    Realistic: the position of the best class returned where its label was meant (Islam et al.
+    2019); with labels 0..k-1 the two agree, so only tests with other labels see it.
+    """
+
+    name = "beyond/label-to-index"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the position is returned instead of the label at it"
+    matcher = m.Subscript(
+        value=m.Attribute(attr=m.Name("classes_")) | m.Name("classes_") | m.Name("classes"),
+        slice=[m.SubscriptElement(slice=m.Index())],
+    )
+    examples = (
+        Example(
+            before="class C:\n    def predict(self, proba):\n        return self.classes_[proba.argmax(axis=1)]\n",
+            after=("class C:\n    def predict(self, proba):\n        return proba.argmax(axis=1)\n",),
+        ),
+        Example(before="def f(classes_, x):\n    return classes_[0], x.classes_[1:]\n", after=()),
+    )
+
+    def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.CSTNode]:
+        index = cst.ensure_type(node.slice[0].slice, cst.Index).value  # as matched
+        if ctx.function(node) is not None and not is_literal(index):
+            yield index.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else index

@@ -118,12 +118,28 @@ class SwapException(Mutator[cst.ExceptHandler]):
             before="def f(d, k):\n    try:\n        return d[k]\n    except KeyError:\n        return None\n",
             after=("def f(d, k):\n    try:\n        return d[k]\n    except IndexError:\n        return None\n",),
         ),
+        # a tuple of types; a handler that only re-raises the type it caught, with a new message
         Example(before="def f(d, k):\n    try:\n        return d[k]\n    except (KeyError, OSError):\n        pass\n",
                 after=()),
+        Example(
+            before=(
+                "def f(w):\n    try:\n        return g(w)\n    except ValueError as e:\n"
+                "        raise ValueError('bad') from e\n"
+            ),
+            after=(),
+        ),
     )
 
     def mutate(self, node: cst.ExceptHandler, ctx: Context) -> Iterator[cst.CSTNode]:
         kind = cst.ensure_type(node.type, cst.Name)  # as matched
         sibling = _SIBLING_EXCEPTIONS.get(kind.value)
-        if sibling is not None:
+        if sibling is not None and not _translates_to_itself(node, kind.value):
             yield node.with_changes(type=kind.with_changes(value=sibling))
+
+
+def _translates_to_itself(handler: cst.ExceptHandler, kind: str) -> bool:
+    """`except ValueError: raise ValueError("clearer message")`: missed, the original error
+    escapes with the same type, so the swap changes a message only."""
+    body = handler.body.body
+    raised = m.SimpleStatementLine(body=[m.Raise(exc=m.Call(func=m.Name(kind)) | m.Name(kind))])
+    return len(body) == 1 and m.matches(body[0], raised)
