@@ -7,7 +7,8 @@
 BugsInPy (soarsmu/BugsInPy) holds, for 501 real bugs of 17 Python projects, the fix as a diff
 (`bug_patch.txt`). A bug counts here when its fix, outside tests, is one run of `-`/`+` lines
 that changes one statement (or adds or deletes one whole statement). From the hunk alone (its
-context lines, and the `def` line git prints in the `@@` header) we rebuild the fixed snippet
+context lines, the `def` line git prints in the `@@` header, and the imports of `np`, `pd`, `os`,
+`re`, `sys` and `math` when it uses them) we rebuild the fixed snippet
 and the buggy one, run every selected mutator on the fixed snippet through the engine, exactly
 as `bugsmith mutants` does, and count the bug reproduced when one mutant's code equals the
 buggy snippet (compared as Python ASTs: layout, comments and quotes do not count). Each bug is
@@ -170,7 +171,7 @@ def _side(lines: Sequence[str], drop: str) -> list[str]:
     return [line[1:] for line in lines if line[:1] != drop]
 
 
-def _wrapped(body: list[str], header: str, *, loop: bool = False) -> tuple[str, int] | None:
+def _wrapped(body: list[str], header: str, imports: Sequence[str], *, loop: bool = False) -> tuple[str, int] | None:
     """The lines as the body of a function (the hunk's own `def` when git printed it), and the
     number of lines above the first of them."""
     text = textwrap.dedent("\n".join(body)).rstrip() + "\n"
@@ -187,17 +188,32 @@ def _wrapped(body: list[str], header: str, *, loop: bool = False) -> tuple[str, 
     if re.match(r"\s*(async\s+)?def\s+\w+\s*\(\s*(self|cls)\b", wrapper):
         source = "class _BugsmithSite:\n" + textwrap.indent(source, "    ")
         above += 1
+    source, above = "".join(imports) + source, above + len(imports)
     try:
         compile(source, "<site>", "exec", dont_inherit=True)
     except SyntaxError as error:
         if "outside loop" in str(error.msg) and not loop:
-            return _wrapped(body, header, loop=True)
+            return _wrapped(body, header, imports, loop=True)
         if "await" in source and not wrapper.startswith("async"):
-            return _wrapped(body, "async " + wrapper.strip(), loop=loop)
+            return _wrapped(body, "async " + wrapper.strip(), imports, loop=loop)
         return None
     except ValueError:
         return None
     return source, above
+
+
+# Modules that upstream files import under these names; a hunk uses them without the import.
+_MODULES = {"np": "numpy as np", "pd": "pandas as pd", "os": "os", "re": "re", "sys": "sys", "math": "math"}
+
+
+def _imports(text: str) -> list[str]:
+    """The imports of the usual module aliases the snippet uses and does not bind itself, so a
+    mutator that asks whether `np.any` is a library function gets the file's answer."""
+    return [
+        f"import {module}\n"
+        for alias, module in _MODULES.items()
+        if re.search(rf"(?<![\w.]){alias}\.", text) and not re.search(rf"\b{alias}\s*=|import\b.*\b{alias}\b", text)
+    ]
 
 
 def one_statement_site(bug: Bug) -> Site | str:
@@ -216,8 +232,9 @@ def one_statement_site(bug: Bug) -> Site | str:
             if cut_after > after:
                 continue
             window = hunk.lines[cut_before : len(hunk.lines) - cut_after]
-            fixed = _wrapped(_side(window, "-"), hunk.header)
-            buggy = _wrapped(_side(window, "+"), hunk.header)
+            imports = _imports("\n".join(line[1:] for line in window))  # the same on both sides
+            fixed = _wrapped(_side(window, "-"), hunk.header, imports)
+            buggy = _wrapped(_side(window, "+"), hunk.header, imports)
             if fixed is None or buggy is None or fixed[1] != buggy[1]:
                 continue
             return _site(bug, hunk, window, start - cut_before, end - cut_before, fixed[0], buggy[0], fixed[1])

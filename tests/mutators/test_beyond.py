@@ -321,6 +321,27 @@ ISSUE_16_BUGS = {
 }
 
 
+# Fixes from BugsInPy (project/bug) whose buggy code the operators of issue 16 make.
+ISSUE_16_BUGS |= {
+    "luigi/28 a string normaliser unwrapped": (
+        "def exists(table, stdout):\n    return stdout and table.lower() in stdout\n",
+        "def exists(table, stdout):\n    return stdout and table in stdout\n",
+    ),
+    "black/21 a library class's option dropped": (
+        "import tempfile\n\ndef dump():\n    return tempfile.NamedTemporaryFile(mode='w', delete=False, encoding='utf8')\n",
+        "import tempfile\n\ndef dump():\n    return tempfile.NamedTemporaryFile(mode='w', delete=False)\n",
+    ),
+    "pandas/64 a reindex unwrapped": (
+        "class W:\n    def __init__(self, df, cols):\n        self.df = df.reindex(columns=cols)\n",
+        "class W:\n    def __init__(self, df, cols):\n        self.df = df\n",
+    ),
+    "pandas/74 a clause dropped": (
+        "def f(data, freq):\n    if isinstance(data, list) and freq is None:\n        freq = 1\n    return freq\n",
+        "def f(data, freq):\n    if isinstance(data, list):\n        freq = 1\n    return freq\n",
+    ),
+}
+
+
 @pytest.mark.parametrize(("fixed", "buggy"), ISSUE_16_BUGS.values(), ids=ISSUE_16_BUGS.keys())
 def test_the_real_bugs_of_issue_16_are_made(fixed, buggy):
     """Each real bug the issue lists is one of the mutants of its fixed code (all families)."""

@@ -30,6 +30,8 @@ _UNWRAP_FUNCTIONS = frozenset(
 _METHOD_ARITY = {
     "copy": 0, "abs": 0, "clip": 2, "round": 1, "unique": 0, "sort_values": 9, "sort_index": 9,
     "dropna": 9, "fillna": 9, "reset_index": 9, "drop_duplicates": 9,
+    # string normalisers and a reindex, whose loss BugsInPy fixes show (`table.lower() in out`)
+    "lower": 0, "upper": 0, "casefold": 0, "strip": 1, "reindex": 9,
 }
 # `max(0, x)` and `np.maximum(x, 0)` clamp; `np.max(x, 0)` is a reduction over axis 0.
 _BUILTIN_CLAMPS = frozenset({"max", "min"})

@@ -138,10 +138,15 @@ def _is_display(node: cst.BaseExpression) -> bool:
 
 
 def _is_record(call: cst.Call) -> bool:
-    """`Request(id=1, prompt=p)`: a record built field by field, where a missing field is a
-    loud `TypeError`, not a bug that runs."""
-    name = callee(call)
-    return bool(name) and name[0].isupper() and all(arg.keyword is not None for arg in call.args)
+    """`Request(id=1, prompt=p)`: a record of this project built field by field, where a missing
+    field is a loud `TypeError`, not a bug that runs. A library's class (`tempfile.
+    NamedTemporaryFile(mode="w", encoding="utf8")`) takes options, not fields."""
+    func = call.func
+    return (
+        isinstance(func, cst.Name)
+        and func.value.lstrip("_")[:1].isupper()
+        and all(arg.keyword is not None for arg in call.args)
+    )
 
 
 class DropKeyword(Mutator[cst.Call]):
