@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bugsmith.errors import SourceError
+from bugsmith.mutators.base import AnyMutator
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.registry import select
 
@@ -124,7 +125,8 @@ class Hunk:
 
 
 def hunks(patch: str) -> Iterator[Hunk]:
-    file, header, lines = "", "", []
+    file, header = "", ""
+    lines: list[str] = []
     for line in patch.splitlines():
         if line.startswith("diff --git"):
             if lines:
@@ -284,14 +286,15 @@ def _statement(tree: ast.AST, lines: list[int]) -> ast.stmt | None:
         if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         body = getattr(node, "body", None)
-        own_end = node.end_lineno if not body else body[0].lineno - 1
+        end = node.end_lineno or node.lineno
+        own_end = end if not body else body[0].lineno - 1
         compound = isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try))
-        if compound and low == node.lineno and own_end < high <= node.end_lineno:
+        if compound and low == node.lineno and own_end < high <= end:
             whole = node  # a whole compound statement added or deleted
-            if node.end_lineno - node.lineno < _MAX_STATEMENT_LINES:
+            if end - node.lineno < _MAX_STATEMENT_LINES:
                 best = whole if best is None or best.lineno <= whole.lineno else best
             continue
-        if node.lineno <= low and high <= (own_end or node.end_lineno):
+        if node.lineno <= low and high <= own_end:
             if best is None or node.lineno >= best.lineno:
                 best = node
     return best
@@ -311,13 +314,13 @@ def _difference(fixed: ast.AST, buggy: ast.AST) -> tuple[ast.AST, ast.AST]:
         for name, value in ast.iter_fields(fixed):
             other = getattr(buggy, name, None)
             if isinstance(value, list):
-                if len(value) != len(other or []):
+                if not isinstance(other, list) or len(value) != len(other):
                     return fixed, buggy
                 if value and isinstance(value[0], ast.AST):
                     differing += [(a, b) for a, b in zip(value, other) if ast.dump(a) != ast.dump(b)]
                 elif value != other:
                     return fixed, buggy
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and isinstance(other, ast.AST):
                 if ast.dump(value) != ast.dump(other):
                     differing.append((value, other))
             elif value != other:
@@ -425,10 +428,10 @@ def _normal(source: str) -> str | None:
         return None
 
 
-def measure(site: Site, mutators: Sequence[object]) -> Result:
+def measure(site: Site, mutators: Sequence[AnyMutator]) -> Result:
     result = Result(bug=site.bug, pattern=site.pattern, reproduced=False)
     try:
-        made = mutants_of_source(site.fixed, file="site.py", module="site", mutators=mutators)  # type: ignore[arg-type]
+        made = mutants_of_source(site.fixed, file="site.py", module="site", mutators=mutators)
     except SourceError:
         return result
     target = _normal(site.buggy)
