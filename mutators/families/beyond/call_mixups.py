@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
+from libcst.metadata.scope_provider import BuiltinAssignment, GlobalScope, ImportAssignment
 
 from bugsmith.mutators.analysis.arguments import callee, leading_positional, method_of
 from bugsmith.mutators.base import Example, Mutator
@@ -295,7 +295,7 @@ def _arguments_kept(node: cst.Call, ctx: Context) -> list[cst.BaseExpression]:
     if isinstance(func, cst.Attribute) and not m.matches(func.value, m.Name("self") | m.Name("cls")):
         if not _is_imported_function_call(node, ctx):
             return []  # `rng.choice(x)`, `d.get(k)`: a method of a value, whose argument is no stand-in
-    if isinstance(func, cst.Name) and name in _BUILTIN_REDUCTIONS:
+    if isinstance(func, cst.Name) and (name in _BUILTIN_REDUCTIONS or _is_passed_in(func, ctx)):
         return []
     if any(arg.keyword is not None or arg.star for arg in node.args):
         return []  # options make it more than a transform of its arguments
@@ -304,18 +304,32 @@ def _arguments_kept(node: cst.Call, ctx: Context) -> list[cst.BaseExpression]:
     two_way = name in _BUILTIN_CLAMPS | _ARRAY_CLAMPS and len(values) == 2 and not any(map(is_literal, values))
     if (len(values) != 1 and not two_way) or (name in _BUILTIN_CLAMPS and not two_way):
         return []  # which of several arguments it stands for is a guess; `max(xs)` reduces
-    return [value for value in values if not is_literal(value) and not isinstance(value, cst.Lambda)]
+    lazy = (cst.Lambda, cst.GeneratorExp)  # `tuple(x for x in xs)` -> a generator: another kind
+    return [value for value in values if not is_literal(value) and not isinstance(value, lazy)]
+
+
+def _is_passed_in(func: cst.Name, ctx: Context) -> bool:
+    """`key(item)` where `key` is a parameter or a local: a callback, which higher-order code
+    applies everywhere; unwrapping each call would flood a module such as toolz."""
+    scope = ctx.scope(func)
+    if scope is None or func.value not in scope:
+        return False
+    return any(
+        not isinstance(a, (BuiltinAssignment, ImportAssignment)) and not isinstance(a.scope, GlobalScope)
+        for a in scope[func.value]
+    )
 
 
 class UnwrapArgument(Mutator[cst.Call]):
     """A call is replaced by one of its arguments: `max(longest, length + 1)` -> `length + 1`,
     `create_cloned_field(f)` -> `f`, `np.any(a != b)` -> `a != b`.
 
-    Realistic: the "wrap/unwrap with a method call" repair pattern of the Defects4J study, and
-    a fifth of BugsInPy's call fixes: the conversion, the clamp or the helper that normalises a
-    value was never applied, and the raw value flows on. `beyond/unwrap-call` knows which
+    Realistic: the "wrap/unwrap with a method call" repair pattern of the Defects4J study (5 of
+    BugsInPy's 149 one-statement fixes): the conversion, the clamp or the helper that normalises
+    a value was never applied, and the raw value flows on. `beyond/unwrap-call` knows which
     library calls transform their first argument; this one also unwraps module and `self`
-    functions of one argument and either side of a two-value `max`/`min`, but never a call
+    functions of one argument and either side of a two-value `max`/`min`, but never a callback
+    (a parameter or local called: `key(item)`), a generator made a tuple, a call
     with options (keywords), a call whose value is of another kind (`len`, `range`, `zip`,
     ...), a constructor, or a method of a value (`d.get(k)`).
     """
@@ -337,9 +351,12 @@ class UnwrapArgument(Mutator[cst.Call]):
             after=("import numpy as np\n\ndef f(a, b):\n    return 2 * (a != b)\n",),
         ),
         # a count, a reduction of one iterable, a constructor, a method of a value, a constant,
-        # a numeric coercion
+        # a numeric coercion, a callback, a generator made a tuple
         Example(
-            before="def f(xs, d, k):\n    g(xs)\n    return len(xs), max(xs), Request(xs), d.get(k), h(0), int(k)\n",
+            before=(
+                "def f(xs, d, k, key):\n    g(xs)\n"
+                "    return len(xs), max(xs), Request(xs), d.get(k), h(0), int(k), key(k), tuple(x for x in xs)\n"
+            ),
             after=(),
         ),
     )
