@@ -274,7 +274,11 @@ _NOT_TRANSFORMS = frozenset(
      "RandomState", "Generator", "seed",
      # numeric coercions: `int(x)` of a numpy integer differs from `x` in its type alone,
      # which no contract pins down (all four survived the corpus as equivalents)
-     "int", "float", "bool", "complex"}
+     "int", "float", "bool", "complex",
+     # positions and masks made from values (`np.argsort(-s)`, `np.isnan(x)`): another kind
+     "argsort", "argmax", "argmin", "argwhere", "nonzero", "flatnonzero", "searchsorted",
+     "digitize", "bincount", "isnan", "isfinite", "isinf", "isna", "isnull", "notna", "notnull",
+     "shape", "ndim", "size"}
 )
 # The builtins that reduce an iterable to a number or a flag; `np.any(a != b)` on arrays is
 # an elementwise test made scalar, whose argument is a plausible stand-in.
