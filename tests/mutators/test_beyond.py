@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.families import beyond
 from bugsmith.mutators.families.beyond.call_mixups import SiblingCall, UnwrapCall
@@ -83,6 +84,23 @@ SAMPLE = textwrap.dedent(
             budget -= item[0]
             served.append(item[1])
         return served
+
+
+    def shortest(graph, start, edge, encoding=None):
+        if encoding is None:
+            encoding = "utf-8"
+        best, previous, frontier = np.inf, None, [start]
+        while frontier:
+            node = frontier.pop()
+            if node is None:
+                return [[]]
+            best = min(best, graph[previous] + edge.incoming)
+            previous = node
+        return previous == start and best < edge.outgoing
+
+
+    def ranked(df, model, proba):
+        return df.groupby(["user", "day"]).sum(), model.classes_[proba.argmax(axis=1)]
     '''
 )
 
@@ -231,3 +249,102 @@ def test_deleted_guard_keeps_the_comment_above_it():
     before = "def f(x):\n    # empty input\n    if not x:\n        return 0\n    return len(x)\n"
     after = mutated_sources(beyond.RemoveGuard(), before)
     assert after == ["def f(x):\n    # empty input\n    return len(x)\n"]
+
+
+# The real bugs issue 16 names, each as (fixed code, buggy code): the buggy code must be one of
+# the mutants that every registered mutator together makes of the fixed code.
+ISSUE_16_BUGS = {
+    "argument swap with an expression": (
+        "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(b, a % b)\n",
+        "def gcd(a, b):\n    if b == 0:\n        return a\n    return gcd(a % b, b)\n",
+    ),
+    "augmented and becomes xor": (
+        "def bitcount(n):\n    count = 0\n    while n:\n        n &= n - 1\n        count += 1\n    return count\n",
+        "def bitcount(n):\n    count = 0\n    while n:\n        n ^= n - 1\n        count += 1\n    return count\n",
+    ),
+    "call unwrapped to one argument": (
+        "def f(xs, longest):\n    for length in xs:\n        longest = max(longest, length + 1)\n    return longest\n",
+        "def f(xs, longest):\n    for length in xs:\n        longest = length + 1\n    return longest\n",
+    ),
+    "loop-carried rebinding deleted": (
+        "def reverse(node):\n    prevnode = None\n    while node:\n        nextnode = node.successor\n"
+        "        node.successor = prevnode\n        prevnode = node\n        node = nextnode\n    return prevnode\n",
+        "def reverse(node):\n    prevnode = None\n    while node:\n        nextnode = node.successor\n"
+        "        node.successor = prevnode\n        node = nextnode\n    return prevnode\n",
+    ),
+    "predicate answers a constant": (
+        "def balanced(depth):\n    return depth == 0\n",
+        "def balanced(depth):\n    return True\n",
+    ),
+    "base case empty": (
+        "def subsets(xs):\n    if not xs:\n        return [[]]\n    rest = subsets(xs[1:])\n"
+        "    return rest + [[xs[0]] + r for r in rest]\n",
+        "def subsets(xs):\n    if not xs:\n        return []\n    rest = subsets(xs[1:])\n"
+        "    return rest + [[xs[0]] + r for r in rest]\n",
+    ),
+    "loop never checks its queue": (
+        "def bfs(queue, goal):\n    while queue:\n        node = queue.popleft()\n        if node == goal:\n"
+        "            return True\n    return False\n",
+        "def bfs(queue, goal):\n    while True:\n        node = queue.popleft()\n        if node == goal:\n"
+        "            return True\n    return False\n",
+    ),
+    "condition clause dropped": (
+        "def f(a, b):\n    if a is None or b is None:\n        return 0\n    return a + b\n",
+        "def f(a, b):\n    if b is None:\n        return 0\n    return a + b\n",
+    ),
+    "subtracted operand dropped": (
+        "def kth(arr, k, n):\n    return kth(arr, k - n, n)\n",
+        "def kth(arr, k, n):\n    return kth(arr, k, n)\n",
+    ),
+    "accumulated operand dropped": (
+        "def subsets(rest, x):\n    return rest + [x]\n",
+        "def subsets(rest, x):\n    return [x]\n",
+    ),
+    "sibling attribute": (
+        "def sources(edge):\n    return edge.incoming\n\n\ndef targets(edge):\n    return edge.outgoing\n",
+        "def sources(edge):\n    return edge.outgoing\n\n\ndef targets(edge):\n    return edge.outgoing\n",
+    ),
+    "semantic keyword dropped": (
+        "def spread(x):\n    return x.std(ddof=1)\n",
+        "def spread(x):\n    return x.std()\n",
+    ),
+    "sentinel swapped": (
+        "import math\n\ndef smallest(xs):\n    best = math.inf\n    for x in xs:\n        best = min(best, x)\n"
+        "    return best\n",
+        "import math\n\ndef smallest(xs):\n    best = 0\n    for x in xs:\n        best = min(best, x)\n"
+        "    return best\n",
+    ),
+    "exception type swapped": (
+        "def get(d, k):\n    try:\n        return d[k]\n    except KeyError:\n        return None\n",
+        "def get(d, k):\n    try:\n        return d[k]\n    except IndexError:\n        return None\n",
+    ),
+}
+
+
+# Fixes from BugsInPy (project/bug) whose buggy code the operators of issue 16 make.
+ISSUE_16_BUGS |= {
+    "luigi/28 a string normaliser unwrapped": (
+        "def exists(table, stdout):\n    return stdout and table.lower() in stdout\n",
+        "def exists(table, stdout):\n    return stdout and table in stdout\n",
+    ),
+    "black/21 a library class's option dropped": (
+        "import tempfile\n\ndef dump():\n    return tempfile.NamedTemporaryFile(mode='w', delete=False, encoding='utf8')\n",
+        "import tempfile\n\ndef dump():\n    return tempfile.NamedTemporaryFile(mode='w', delete=False)\n",
+    ),
+    "pandas/64 a reindex unwrapped": (
+        "class W:\n    def __init__(self, df, cols):\n        self.df = df.reindex(columns=cols)\n",
+        "class W:\n    def __init__(self, df, cols):\n        self.df = df\n",
+    ),
+    "pandas/74 a clause dropped": (
+        "def f(data, freq):\n    if isinstance(data, list) and freq is None:\n        freq = 1\n    return freq\n",
+        "def f(data, freq):\n    if isinstance(data, list):\n        freq = 1\n    return freq\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("fixed", "buggy"), ISSUE_16_BUGS.values(), ids=ISSUE_16_BUGS.keys())
+def test_the_real_bugs_of_issue_16_are_made(fixed, buggy):
+    """Each real bug the issue lists is one of the mutants of its fixed code (all families)."""
+    mutators = [cls() for cls in registry.all_mutators()]
+    made = mutants_of_source(fixed, file="bug.py", module="bug", mutators=mutators)
+    assert buggy in {mutant.apply(fixed) for mutant in made.mutants}

@@ -5,11 +5,27 @@ operator typo but a wrong name, a swapped pair, a forgotten call or update, a dr
 a bound one off; mutmut and cosmic-ray make none of them.
 """
 
-from bugsmith.mutators.families.beyond.call_mixups import SiblingCall, SiblingKeyword, UnwrapCall
-from bugsmith.mutators.families.beyond.deletions import DeleteCall, DeleteUpdate, RemoveGuard
+from bugsmith.mutators.families.beyond.call_mixups import SiblingCall, SiblingKeyword, UnwrapArgument, UnwrapCall
+from bugsmith.mutators.families.beyond.constant_answers import EmptyResult, LoopForever, ReturnConstantBool
+from bugsmith.mutators.families.beyond.deletions import (
+    DeleteCall,
+    DeleteConditionalUpdate,
+    DeleteRebinding,
+    DeleteUpdate,
+    DropCondition,
+    RemoveGuard,
+)
+from bugsmith.mutators.families.beyond.forgotten_parts import (
+    DropClause,
+    DropKey,
+    DropKeyword,
+    DropOperand,
+    LabelToIndex,
+)
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
 from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
-from bugsmith.mutators.families.beyond.wrong_names import WrongAttribute, WrongVariable
+from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
+from bugsmith.mutators.families.beyond.wrong_values import SwapException, SwapSentinel
 
 MUTATORS = (
     WrongVariable,
@@ -26,4 +42,21 @@ MUTATORS = (
     DropOne,
     AddOne,
     DropSliceBound,
+    # Added for the BugsInPy realism benchmark (benchmarks/realism.py); appended so that the
+    # mutants above keep their wording where two operators make the same code.
+    DropClause,
+    DropCondition,
+    DeleteConditionalUpdate,
+    DropKeyword,
+    UnwrapArgument,
+    DropOperand,
+    DeleteRebinding,
+    ReturnConstantBool,
+    EmptyResult,
+    LoopForever,
+    SiblingAttribute,
+    SwapSentinel,
+    SwapException,
+    DropKey,
+    LabelToIndex,
 )

@@ -1,4 +1,4 @@
-"""Beyond-classic bugs of a call: unwrapped, or replaced by its sibling.
+"""Beyond-classic bugs of a call: unwrapped, replaced by its sibling, or by one of its arguments.
 
 `max(0, x)` that lost its clamp, `argmax` for `argmin`, `popleft` for `pop`, `side="right"` for
 `side="left"`: one token, each a bug found again and again in real code. The functions named
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata.scope_provider import BuiltinAssignment, ImportAssignment
+from libcst.metadata.scope_provider import BuiltinAssignment, GlobalScope, ImportAssignment
 
 from bugsmith.mutators.analysis.arguments import callee, leading_positional, method_of
 from bugsmith.mutators.base import Example, Mutator
@@ -30,6 +30,8 @@ _UNWRAP_FUNCTIONS = frozenset(
 _METHOD_ARITY = {
     "copy": 0, "abs": 0, "clip": 2, "round": 1, "unique": 0, "sort_values": 9, "sort_index": 9,
     "dropna": 9, "fillna": 9, "reset_index": 9, "drop_duplicates": 9,
+    # string normalisers and a reindex, whose loss BugsInPy fixes show (`table.lower() in out`)
+    "lower": 0, "upper": 0, "casefold": 0, "strip": 1, "reindex": 9,
 }
 # `max(0, x)` and `np.maximum(x, 0)` clamp; `np.max(x, 0)` is a reduction over axis 0.
 _BUILTIN_CLAMPS = frozenset({"max", "min"})
@@ -256,3 +258,118 @@ class SiblingKeyword(Mutator[cst.Arg]):
         sibling = _KEYWORD_SIBLINGS.get(keyword.value, {}).get(text[1:-1])
         if sibling is not None:
             yield node.with_changes(value=string.with_changes(value=quote + sibling + quote))
+
+
+# Calls whose value is of another kind than their arguments (a count, an iterator, a flag, a
+# file) or that only reach an argument through a protocol: the bare argument in their place is
+# a loud `TypeError`, not a plausible bug.
+_NOT_TRANSFORMS = frozenset(
+    {"len", "range", "enumerate", "zip", "iter", "next", "isinstance", "issubclass", "type", "id",
+     "hash", "open", "print", "super", "getattr", "hasattr", "setattr", "delattr", "callable",
+     "repr", "vars", "dir", "map", "filter", "join", "get", "pop", "index",
+     "count", "find", "split", "format", "startswith", "endswith", "append", "extend", "add",
+     "setdefault", "partial", "cast", "ensure_type", "field", "dataclass", "lru_cache",
+     # array constructors and generators: a size or a seed is not the array it makes
+     "arange", "eye", "identity", "zeros", "ones", "empty", "full", "linspace", "default_rng",
+     "RandomState", "Generator", "seed",
+     # numeric coercions: `int(x)` of a numpy integer differs from `x` in its type alone,
+     # which no contract pins down (all four survived the corpus as equivalents)
+     "int", "float", "bool", "complex",
+     # positions and masks made from values (`np.argsort(-s)`, `np.isnan(x)`): another kind
+     "argsort", "argmax", "argmin", "argwhere", "nonzero", "flatnonzero", "searchsorted",
+     "digitize", "bincount", "isnan", "isfinite", "isinf", "isna", "isnull", "notna", "notnull",
+     "shape", "ndim", "size"}
+)
+# The builtins that reduce an iterable to a number or a flag; `np.any(a != b)` on arrays is
+# an elementwise test made scalar, whose argument is a plausible stand-in.
+_BUILTIN_REDUCTIONS = frozenset({"sum", "any", "all"})
+
+
+def _arguments_kept(node: cst.Call, ctx: Context) -> list[cst.BaseExpression]:
+    """The arguments that could stand for the call: the one value that a module, imported,
+    builtin or `self` function transforms, or either value of a two-value `max`/`min`; not a
+    constant, a lambda, or the argument of a constructor."""
+    name = callee(node)
+    func = node.func
+    if name is None or name in _NOT_TRANSFORMS or name.lstrip("_")[:1].isupper() or name.startswith("__"):
+        return []
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return []  # `f(x).state`: whether `x` has the attribute too is a guess
+    if isinstance(func, cst.Attribute) and not m.matches(func.value, m.Name("self") | m.Name("cls")):
+        if not _is_imported_function_call(node, ctx):
+            return []  # `rng.choice(x)`, `d.get(k)`: a method of a value, whose argument is no stand-in
+    if isinstance(func, cst.Name) and (name in _BUILTIN_REDUCTIONS or _is_passed_in(func, ctx)):
+        return []
+    if any(arg.keyword is not None or arg.star for arg in node.args):
+        return []  # options make it more than a transform of its arguments
+    values = [arg.value for arg in node.args]
+    # `max(0, x)`, a clamp against a constant, is `beyond/unwrap-call`'s
+    two_way = name in _BUILTIN_CLAMPS | _ARRAY_CLAMPS and len(values) == 2 and not any(map(is_literal, values))
+    if (len(values) != 1 and not two_way) or (name in _BUILTIN_CLAMPS and not two_way):
+        return []  # which of several arguments it stands for is a guess; `max(xs)` reduces
+    lazy = (cst.Lambda, cst.GeneratorExp)  # `tuple(x for x in xs)` -> a generator: another kind
+    return [value for value in values if not is_literal(value) and not isinstance(value, lazy)]
+
+
+def _is_passed_in(func: cst.Name, ctx: Context) -> bool:
+    """`key(item)` where `key` is a parameter or a local: a callback, which higher-order code
+    applies everywhere; unwrapping each call would flood a module such as toolz."""
+    scope = ctx.scope(func)
+    if scope is None or func.value not in scope:
+        return False
+    return any(
+        not isinstance(a, (BuiltinAssignment, ImportAssignment)) and not isinstance(a.scope, GlobalScope)
+        for a in scope[func.value]
+    )
+
+
+class UnwrapArgument(Mutator[cst.Call]):
+    """A call is replaced by one of its arguments: `max(longest, length + 1)` -> `length + 1`,
+    `create_cloned_field(f)` -> `f`, `np.any(a != b)` -> `a != b`.
+
+    Realistic: the "wrap/unwrap with a method call" repair pattern of the Defects4J study (5 of
+    BugsInPy's 149 one-statement fixes): the conversion, the clamp or the helper that normalises
+    a value was never applied, and the raw value flows on. `beyond/unwrap-call` knows which
+    library calls transform their first argument; this one also unwraps module and `self`
+    functions of one argument and either side of a two-value `max`/`min`, but never a callback
+    (a parameter or local called: `key(item)`), a generator made a tuple, a call
+    with options (keywords), a call whose value is of another kind (`len`, `range`, `zip`,
+    ...), a constructor, or a method of a value (`d.get(k)`).
+    """
+
+    name = "beyond/unwrap-argument"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the argument is used without the call that should transform it"
+    matcher = m.Call()
+    examples = (
+        Example(
+            before="def f(longest, length, field):\n    longest = max(longest, length + 1)\n    return clone(field)\n",
+            after=(
+                "def f(longest, length, field):\n    longest = length + 1\n    return clone(field)\n",
+                "def f(longest, length, field):\n    longest = max(longest, length + 1)\n    return field\n",
+            ),
+        ),
+        Example(
+            before="import numpy as np\n\ndef f(a, b):\n    return 2 * np.any(a != b)\n",
+            after=("import numpy as np\n\ndef f(a, b):\n    return 2 * (a != b)\n",),
+        ),
+        # a count, a reduction of one iterable, a constructor, a method of a value, a constant,
+        # a numeric coercion, a callback, a generator made a tuple
+        Example(
+            before=(
+                "def f(xs, d, k, key):\n    g(xs)\n"
+                "    return len(xs), max(xs), Request(xs), d.get(k), h(0), int(k), key(k), tuple(x for x in xs)\n"
+            ),
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
+        if isinstance(ctx.parent(node), cst.Expr) or ctx.function(node) is None:
+            return  # an unused result: dropping the call is `beyond/delete-call`
+        parent = ctx.parent(node)
+        targets = {ctx.code(t.target).strip() for t in parent.targets} if isinstance(parent, cst.Assign) else set()
+        for value in _arguments_kept(node, ctx):
+            if ctx.code(value).strip() not in targets:  # `x = x` is a linter's warning, not a bug
+                yield _parenthesized(value, node, ctx)

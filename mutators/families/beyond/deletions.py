@@ -194,3 +194,171 @@ class RemoveGuard(Mutator[cst.If]):
             return  # an `elif`
         if _ends_in_jump(node.body):
             yield cst.RemovalSentinel.REMOVE
+
+
+def _lone_if(node: cst.If, ctx: Context) -> cst.BaseStatement | None:
+    """The one statement of an `if` without `else` or `elif`, inside a function; else None."""
+    if node.orelse is not None or isinstance(ctx.parent(node), cst.If) or ctx.function(node) is None:
+        return None
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
+        return None
+    return body.body[0]
+
+
+def _is_last(node: cst.CSTNode, ctx: Context) -> bool:
+    siblings = getattr(ctx.parent(node), "body", ())
+    return isinstance(siblings, (list, tuple)) and bool(siblings) and siblings[-1] is node
+
+
+class DropCondition(Mutator[cst.If]):
+    """The `if` around a statement is dropped: `if total: total *= scale` -> `total *= scale`.
+
+    Realistic: the special case (`None`, an empty input, a zero) that the statement must not
+    run on, which its author never met: the commonest conditional repair in the bug-fix
+    studies ("missing null check"). Only an `if` without `else` around one statement; a jump
+    (`return`, `raise`, ...) only when the `if` is its block's last statement, since anywhere
+    else the code after it would become dead.
+    """
+
+    name = "beyond/drop-condition"
+    family = Family.BEYOND
+    explanation = "`{original}` lost its condition: the statement now runs in the case it must skip"
+    matcher = m.If(orelse=None)
+    examples = (
+        Example(
+            before=(
+                "def f(total, scale, date):\n    if total:\n        total *= scale  # scaled\n"
+                "    if date is not None:\n        return str(date)\n"
+            ),
+            after=(
+                "def f(total, scale, date):\n    total *= scale  # scaled\n"
+                "    if date is not None:\n        return str(date)\n",
+                "def f(total, scale, date):\n    if total:\n        total *= scale  # scaled\n"
+                "    return str(date)\n",
+            ),
+        ),
+        # a guard followed by more code, an if/else, two statements
+        Example(
+            before=(
+                "def f(x):\n    if x is None:\n        return 0\n    if x:\n        x += 1\n    else:\n"
+                "        x -= 1\n    if x > 2:\n        x = 2\n        x += 1\n    return x\n"
+            ),
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.If, ctx: Context) -> Iterator[cst.CSTNode]:
+        statement = _lone_if(node, ctx)
+        if statement is None:
+            return
+        jumps = isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[-1], _JUMPS)
+        if jumps and not _is_last(node, ctx):
+            return
+        yield statement.with_changes(leading_lines=node.leading_lines)
+
+
+class DeleteConditionalUpdate(Mutator[cst.If]):
+    """A one-line special case is deleted: `if encoding is None: encoding = "utf-8"`.
+
+    Realistic: a default filled in, a shape fixed, a value normalised, but only in one case;
+    BugsInPy fixes add such an `if` again and again, and every test of the common case passes
+    without it. Guards that jump are `beyond/remove-guard`'s.
+    """
+
+    name = "beyond/delete-conditional-update"
+    family = Family.BEYOND
+    explanation = "`{original}` was deleted: the special case is no longer handled"
+    matcher = m.If(
+        orelse=None,
+        body=m.IndentedBlock(body=[m.SimpleStatementLine(body=[m.Assign() | m.AugAssign()])]),
+    )
+    examples = (
+        Example(
+            before="def f(path, encoding=None):\n    if encoding is None:\n        encoding = 'utf-8'\n"
+                   "    return open(path, encoding=encoding)\n",
+            after=("def f(path, encoding=None):\n    return open(path, encoding=encoding)\n",),
+        ),
+        # a guard that jumps, an if/else, module level
+        Example(
+            before="if X:\n    Y = 1\n\ndef f(x):\n    if x:\n        return 1\n    if x:\n        x = 1\n"
+                   "    else:\n        x = 2\n    return x\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.If, ctx: Context) -> Iterator[cst.RemovalSentinel]:
+        if _lone_if(node, ctx) is not None:
+            yield cst.RemovalSentinel.REMOVE
+
+
+_LOOPS = (cst.For, cst.While)
+
+
+class DeleteRebinding(Mutator[cst.SimpleStatementLine]):
+    """A loop-carried variable is not advanced: `prevnode = node` deleted from a loop's body.
+
+    Realistic: the "previous", "best" or "current" value that a loop must carry to its next
+    round, set before the loop and read inside it; without the rebinding every round sees the
+    first value. `beyond/delete-update` leaves plain local assignments alone, since most of them
+    only name a value; this one deletes only those a loop carries.
+    """
+
+    name = "beyond/delete-rebinding"
+    family = Family.BEYOND
+    explanation = "`{original}` was deleted: the loop never carries this value to its next round"
+    matcher = m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget(target=m.Name())])])
+    examples = (
+        Example(
+            before=(
+                "def reverse(node):\n    prevnode = None\n    while node:\n        nextnode = node.next\n"
+                "        node.next = prevnode\n        prevnode = node\n        node = nextnode\n    return prevnode\n"
+            ),
+            after=(
+                "def reverse(node):\n    prevnode = None\n    while node:\n        nextnode = node.next\n"
+                "        node.next = prevnode\n        node = nextnode\n    return prevnode\n",
+                "def reverse(node):\n    prevnode = None\n    while node:\n        nextnode = node.next\n"
+                "        node.next = prevnode\n        prevnode = node\n    return prevnode\n",
+            ),
+        ),
+        # a value named inside the loop only (`nextnode`), an assignment outside any loop
+        Example(
+            before="def f(xs):\n    total = 0\n    for x in xs:\n        y = x * 2\n        print(y)\n    total = 1\n"
+                   "    return total\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.SimpleStatementLine, ctx: Context) -> Iterator[cst.RemovalSentinel]:
+        function = ctx.function(node)
+        loop = next((a for a in ctx.ancestors(node) if isinstance(a, (*_LOOPS, cst.FunctionDef))), None)
+        if function is None or not isinstance(loop, _LOOPS):
+            return
+        assign = cst.ensure_type(node.body[0], cst.Assign)
+        name = cst.ensure_type(assign.targets[0].target, cst.Name).value
+        if name in _loaded_names(assign.value):
+            return  # `x = x[keep]` updates itself: `beyond/delete-update`'s
+        if _carried(name, loop, function):
+            yield cst.RemovalSentinel.REMOVE
+
+
+def _carried(name: str, loop: cst.For | cst.While, function: cst.FunctionDef) -> bool:
+    """Is `name` a parameter or bound before `loop` in `function`, and read inside the loop?"""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    bound_before = any(param.name.value == name for param in every)
+    for statement in function.body.body:
+        if any(found is loop for found in m.findall(statement, m.For() | m.While())):
+            break
+        targets = find_all(statement, cst.AssignTarget, m.AssignTarget())
+        bound_before = bound_before or any(find_all(t.target, cst.Name, m.Name(name)) for t in targets)
+    if not bound_before:
+        return False
+    if isinstance(loop, cst.While) and name in _loaded_names(loop.test):
+        return True
+    stores = {id(t.target) for t in find_all(loop.body, cst.AssignTarget, m.AssignTarget())}
+    attributes = {id(a.attr) for a in find_all(loop.body, cst.Attribute, m.Attribute())}
+    return any(
+        id(found) not in stores and id(found) not in attributes
+        for found in find_all(loop.body, cst.Name, m.Name(name))
+    )

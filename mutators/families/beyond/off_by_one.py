@@ -170,7 +170,8 @@ class DropSliceBound(Mutator[cst.Subscript]):
     )
 
     def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.CSTNode]:
-        is_target = isinstance(ctx.parent(node), (cst.AssignTarget, cst.AugAssign, cst.Del))
+        parent = ctx.parent(node)
+        is_target = isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) and parent.target is node
         for index, element in enumerate(node.slice):
             piece = element.slice
             if not isinstance(piece, cst.Slice):

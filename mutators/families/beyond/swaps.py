@@ -162,8 +162,8 @@ class SwapArguments(Mutator[cst.Call]):
         self._usage = UsageCache()
 
     def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
-        if callee(node) in _NO_SWAP:
-            return
+        if callee(node) in _NO_SWAP and _local_definition(node, ctx) is None:
+            return  # a symmetric library function; a function of this module (`gcd`) is ours
         args = leading_positional(node)
         kinds = _parameter_kinds(node, ctx)
         function = ctx.function(node)

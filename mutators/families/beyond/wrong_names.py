@@ -305,3 +305,81 @@ class WrongAttribute(Mutator[cst.Attribute]):
                 replacement=node.with_changes(attr=node.attr.with_changes(value=candidate)),
                 explanation=f"`self.{current}` became `self.{candidate}`: the code reads the wrong attribute",
             )
+
+
+_MIN_SIBLING_SIMILARITY = 0.5
+
+
+def _attributes_read(module: cst.Module) -> dict[str, set[str]]:
+    """For each plain name, the attributes read from it anywhere in the module (not methods
+    called on it): `{"edge": {"incoming", "outgoing"}}`."""
+    called = {id(call.func) for call in find_all(module, cst.Call, m.Call(func=m.Attribute()))}
+    stored = {id(target.target) for target in find_all(module, cst.AssignTarget, m.AssignTarget())}
+    called |= stored  # written, not read
+    read: dict[str, set[str]] = {}
+    for attribute in find_all(module, cst.Attribute, m.Attribute(value=m.Name())):
+        if id(attribute) not in called:
+            read.setdefault(cst.ensure_type(attribute.value, cst.Name).value, set()).add(attribute.attr.value)
+    return read
+
+
+class SiblingAttribute(Mutator[cst.Attribute]):
+    """`edge.incoming` read in place of `edge.outgoing`: another attribute of the same object.
+
+    Realistic: the twin fields of one record (`incoming`/`outgoing`, `left`/`right`,
+    `start`/`stop`), which hold the same kind of value, so nothing crashes. A sibling must be
+    read from an object of the same name elsewhere in the module, and be the most similar name
+    (or the opposite word); attributes of `self` are `beyond/wrong-attribute`'s, and imported
+    modules (`np.inf`) have no siblings.
+    """
+
+    name = "beyond/sibling-attribute"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the code reads the sibling attribute of the object"
+    matcher = m.Attribute(value=m.Name())
+    examples = (
+        Example(
+            before=(
+                "def sources(edge):\n    return edge.incoming\n\n\n"
+                "def targets(edge):\n    return edge.outgoing, edge.weight\n"
+            ),
+            after=(
+                "def sources(edge):\n    return edge.outgoing\n\n\n"
+                "def targets(edge):\n    return edge.outgoing, edge.weight\n",
+                "def sources(edge):\n    return edge.incoming\n\n\n"
+                "def targets(edge):\n    return edge.incoming, edge.weight\n",
+            ),
+        ),
+        # no sibling read anywhere, a method, an import, self, an assignment target
+        Example(
+            before=(
+                "import numpy as np\n\n\ndef f(edge, self):\n    edge.total = edge.size\n"
+                "    return edge.sum(), np.inf, np.pi, self.a, self.b\n"
+            ),
+            after=(),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._module: cst.Module | None = None
+        self._read: dict[str, set[str]] = {}
+
+    def mutate(self, node: cst.Attribute, ctx: Context) -> Iterator[Rewrite]:
+        owner = cst.ensure_type(node.value, cst.Name)  # as matched
+        if owner.value in ("self", "cls") or ctx.function(node) is None or not _is_attribute_load(node, ctx):
+            return
+        scope = ctx.scope(owner)
+        if scope is not None and any(isinstance(a, ImportAssignment) for a in scope[owner.value]):
+            return
+        if self._module is not ctx.module:
+            self._module, self._read = ctx.module, _attributes_read(ctx.module)
+        current = node.attr.value
+        siblings = sorted(self._read.get(owner.value, set()) - {current})
+        scored = [(similarity(current, name), name) for name in siblings]
+        best = max(scored, default=(0.0, ""))
+        if best[0] >= _MIN_SIBLING_SIMILARITY:
+            yield Rewrite(
+                replacement=node.with_changes(attr=node.attr.with_changes(value=best[1])),
+                explanation=f"`{owner.value}.{current}` became `{owner.value}.{best[1]}`: "
+                            "the code reads the sibling attribute of the object",
+            )

@@ -33,6 +33,9 @@ _BINARY_SWAPS: dict[type, tuple[type, ...]] = {
     cst.MatrixMultiply: (cst.Multiply,),  # matrix product for an elementwise one
     cst.BitAnd: (cst.BitOr,),  # boolean masks: `&` and `|` combine conditions
     cst.BitOr: (cst.BitAnd,),
+    cst.BitXor: (cst.BitAnd, cst.BitOr),  # bit tricks: `^` toggles, `&` keeps, `|` sets
+    cst.LeftShift: (cst.RightShift,),
+    cst.RightShift: (cst.LeftShift,),
 }
 _AUGMENTED_SWAPS: dict[type, tuple[type, ...]] = {
     cst.AddAssign: (cst.SubtractAssign,),
@@ -40,8 +43,13 @@ _AUGMENTED_SWAPS: dict[type, tuple[type, ...]] = {
     cst.MultiplyAssign: (cst.DivideAssign,),
     cst.DivideAssign: (cst.MultiplyAssign,),
     cst.FloorDivideAssign: (cst.DivideAssign,),
-    cst.BitAndAssign: (cst.BitOrAssign,),
-    cst.BitOrAssign: (cst.BitAndAssign,),
+    cst.BitAndAssign: (cst.BitOrAssign, cst.BitXorAssign),  # `n &= n - 1` -> `n ^= n - 1`
+    cst.BitOrAssign: (cst.BitAndAssign, cst.BitXorAssign),
+    cst.BitXorAssign: (cst.BitAndAssign, cst.BitOrAssign),
+    cst.ModuloAssign: (cst.FloorDivideAssign,),
+    cst.PowerAssign: (cst.MultiplyAssign,),
+    cst.LeftShiftAssign: (cst.RightShiftAssign,),
+    cst.RightShiftAssign: (cst.LeftShiftAssign,),
 }
 _DIRECTION = {
     cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
