@@ -1,7 +1,7 @@
 """Choose mutants for exercises and validate them like SWE-bench task instances.
 
 Per problem: enumerate its mutants, drop the unrealistic ones (import-time sites, large
-deletions), order the rest by family round-robin with a seeded shuffle, then validate in
+deletions, edits that read as generated), order the rest by family round-robin with a seeded shuffle, then validate in
 batches: first against the visible tests (cheap: a candidate needs a symptom), then against
 every test (FAIL_TO_PASS and PASS_TO_PASS). Silent bugs are taken first; loud ones only fill
 what silent ones cannot. Full runs are cached in the store, so a rebuild re-runs nothing.
@@ -10,6 +10,7 @@ what silent ones cannot. Full runs are cached in the store, so a rebuild re-runs
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -24,6 +25,7 @@ from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
+from bugsmith.harness.exercises.traces import machine_trace
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import CACHE_VERSION
 from bugsmith.harness.outcome import Failure
@@ -36,7 +38,9 @@ from bugsmith.mutators.engine import enumerate_mutants
 from bugsmith.mutators.mutant import Family, Mutant
 
 CACHE_KIND = "exercise-verdict"
+VISIBLE_KIND = "exercise-visible-verdict"
 MAX_DELETED_LINES = 3
+GROUP_TRIES = 6  # K-bug groups validated per exercise wanted before a problem gives up
 MESSAGE_LINES = 8
 Progress = Callable[[str, int, int], None]  # problem, exercises found, exercises wanted
 
@@ -109,14 +113,18 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     quotas = {p: options.count // len(problems) + (i < options.count % len(problems))
               for i, p in enumerate(problems)}
     found: list[Exercise] = []
+    short: list[str] = []
     for problem in problems:
         if quotas[problem]:
             builder = _ProblemBuilder(known[problem], options, mutators, jobs, progress)
-            found.extend(builder.build(quotas[problem]))
-    if len(found) < options.count:
+            built = builder.build(quotas[problem])
+            found.extend(built)
+            if len(built) < quotas[problem]:
+                short.append(f"{problem} {len(built)} of {quotas[problem]} ({builder.shortfall})")
+    if short:
         raise ExerciseError(
-            f"only {len(found)} of {options.count} exercises validate with these options"
-            " (fewer problems, families or bugs, or drop --silent-only)")
+            f"only {len(found)} of {options.count} exercises validate with these options: {'; '.join(short)}"
+            " (validated bugs are kept: fewer problems, families or bugs, or drop --silent-only)")
     width = max(2, len(str(len(found))))
     return tuple(replace(exercise, id=f"exercise-{i:0{width}d}") for i, exercise in enumerate(found, 1))
 
@@ -136,11 +144,15 @@ class _ProblemBuilder:
         # A bug in a function the module runs while it is imported fails at import: loud, and
         # the workers' code swap would not reproduce it.
         root = problem.root.resolve()
-        at_import = {f.relative_to(root).as_posix(): import_calls(f.read_text(encoding="utf-8")).reached
-                     for f in files}
+        texts = {f.relative_to(root).as_posix(): f.read_text(encoding="utf-8") for f in files}
+        at_import = {name: import_calls(text).reached for name, text in texts.items()}
+        # An edit that reads as generated gives itself away in the handout (harness.exercises.traces).
         candidates = [m for m in enumeration.mutants
-                      if eligible(m) and m.function not in at_import.get(m.file, ())]
+                      if eligible(m) and m.function not in at_import.get(m.file, ())
+                      and machine_trace(m, texts[m.file]) is None]
         self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem.name}"))
+        self.tried = 0  # K-bug groups validated together
+        self.shortfall = _shortfall(0, 0, len(self.candidates))
 
     def build(self, quota: int) -> list[Exercise]:
         with Evaluator(self.run_options) as ev:
@@ -153,15 +165,27 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
-                singles_wanted = quota if self.options.bugs == 1 else quota * self.options.bugs * 2
-                singles = self._singles(singles_wanted, quota)
                 if self.options.bugs == 1:
+                    singles = self._singles(quota, quota)
                     chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in singles[:quota]]
                 else:
-                    chosen = self._groups(singles, quota)
+                    chosen = self._multi(quota)
             finally:
                 store.close()
         return [self._exercise(evidence) for evidence in chosen]
+
+    def _multi(self, quota: int) -> list[Evidence]:
+        """K-bug exercises from a pool of validated single bugs that doubles until the quota is
+        met or the problem has no candidate left: bugs that mask each other, or a silent pair
+        that turns loud, must not end a build that a bigger pool would finish."""
+        wanted = quota * self.options.bugs * 2
+        while True:
+            singles = self._singles(wanted, quota)
+            chosen = self._groups(singles, quota)
+            if len(chosen) >= quota or len(singles) < wanted or wanted >= len(self.candidates):
+                self.shortfall = _shortfall(len(singles), self.tried, len(self.candidates))
+                return chosen
+            wanted *= 2
 
     def _check_test_files(self) -> None:
         """Every collected test is in a visible or held-back file, or a held-back one could leak."""
@@ -200,11 +224,20 @@ class _ProblemBuilder:
 
     def _with_symptom(self, batch: Sequence[Mutant]) -> tuple[list[Mutant], list[Mutant]]:
         """The mutants that fail a visible test, split by how they fail it (silent, loud)."""
-        verdicts = self.ev.run([self.ev.job(m.id, [m], tests=self.visible) for m in batch])
+        keys = {mutant.id: self._key([mutant], "visible") for mutant in batch}
+        cached = self.store.extras(VISIBLE_KIND)
+        todo = [mutant for mutant in batch if keys[mutant.id] not in cached]
+        if todo:  # cached too: a bigger pool, or a second build, re-runs nothing it has seen
+            verdicts = self.ev.run([self.ev.job(m.id, [m], tests=self.visible) for m in todo])
+            for mutant in todo:
+                if mutant.id in verdicts:
+                    cached[keys[mutant.id]] = _portable(verdicts[mutant.id])
+                    self.store.put_extra(VISIBLE_KIND, keys[mutant.id], cached[keys[mutant.id]])
         quiet: list[Mutant] = []
         noisy: list[Mutant] = []
         for mutant in batch:
-            verdict = verdicts.get(mutant.id)
+            data = cached.get(keys[mutant.id])
+            verdict = None if data is None else Verdict.from_dict({"mutant_id": mutant.id, **data})
             failed = _failed(verdict) if verdict is not None else None
             if failed:
                 kinds = {failure_kind(r) for r in failed.values()}
@@ -228,9 +261,10 @@ class _ProblemBuilder:
                 found.append(evidence)
         return found
 
-    def _key(self, group: Sequence[Mutant]) -> str:
+    def _key(self, group: Sequence[Mutant], tests: str = "all") -> str:
         ids = sorted(m.id for m in group)
-        return hashlib.sha256(json.dumps([ids, self.cache_salt]).encode()).hexdigest()
+        salt = [ids, self.cache_salt] if tests == "all" else [ids, self.cache_salt, tests]  # old keys stay valid
+        return hashlib.sha256(json.dumps(salt).encode()).hexdigest()
 
     def _evidence(self, group: Sequence[Mutant], verdict: Verdict) -> Evidence | None:
         failed = _failed(verdict)
@@ -246,26 +280,32 @@ class _ProblemBuilder:
                         silent=all(failure_kind(r) == Failure.SILENT for r in failed.values()))
 
     def _groups(self, singles: Sequence[Evidence], quota: int) -> list[Evidence]:
-        """K validated bugs in K different functions, validated again together."""
+        """K validated bugs in K different functions, validated again together.
+
+        Groups are tried in pool order; a group that fails together (its bugs mask each other,
+        or two silent bugs fail loudly together) frees its members for other groups, and a
+        member that spoiled two groups is dropped.
+        """
         pool = [e.mutants[0] for e in singles]
         alone = {e.mutants[0].id: e.fail_to_pass for e in singles}
         chosen: list[Evidence] = []
         used: set[str] = set()
-        while len(chosen) < quota:
-            group: list[Mutant] = []
-            for mutant in pool:
-                if mutant.id not in used and all(mutant.function != g.function or mutant.file != g.file
-                                                 for g in group):
-                    group.append(mutant)
-                    if len(group) == self.options.bugs:
-                        break
-            if len(group) < self.options.bugs:
+        tried: set[frozenset[str]] = set()
+        spoiled: Counter[str] = Counter()
+        while len(chosen) < quota and len(tried) < GROUP_TRIES * quota:
+            group = _next_group([m for m in pool if m.id not in used and spoiled[m.id] < 2],
+                                self.options.bugs, tried)
+            if group is None:
                 break
-            used.update(m.id for m in group)
+            tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
             if validated and (validated[0].silent or not self.options.silent_only):
                 chosen.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
+                used.update(m.id for m in group)
+            else:
+                spoiled.update(m.id for m in group)
             self._report(len(chosen), quota)
+        self.tried += len(tried)
         return chosen
 
     def _exercise(self, evidence: Evidence) -> Exercise:
@@ -286,6 +326,20 @@ class _ProblemBuilder:
             time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
             bug_tests=tuple(evidence.alone.get(m.id, ()) for m in mutants),
         )
+
+
+def _next_group(free: Sequence[Mutant], size: int, tried: set[frozenset[str]]) -> list[Mutant] | None:
+    """The first combination of `size` mutants of `free`, in order, each in its own function,
+    not tried before."""
+    for group in itertools.combinations(free, size):
+        places = {(m.file, m.function) for m in group}
+        if len(places) == size and frozenset(m.id for m in group) not in tried:
+            return list(group)
+    return None
+
+
+def _shortfall(singles: int, groups: int, candidates: int) -> str:
+    return f"{singles} single bugs validated, {groups} groups tried, of {candidates} candidate edits"
 
 
 def _diverse(mutants: Sequence[Mutant], taken: Sequence[Mutant]) -> list[Mutant]:

@@ -1,0 +1,116 @@
+"""Edits a person would not write: mutants that leave a machine's trace in a handout.
+
+A mutation-testing run wants every mutant; an exercise wants a bug that looks written. Three
+kinds of edit read as generated once the handout is open, and a candidate who spots the trace
+has found the bug without debugging:
+
+- a statement deleted where the block needed one, so a lone `pass` stands in its place
+  (`if array.ndim == 2: pass`);
+- a returned value replaced by a bare `return None`, or a guard's `return False` by
+  `return True`, which turns a check into a no-op nobody types on purpose;
+- one half of a parallel pair changed (`(n_left >= k) & (n_right >= k)` becoming
+  `(n_left > k) & (n_right >= k)`): people write such pairs by copying one half, so they
+  stay symmetric, and the asymmetry points at the bug.
+
+The rules read the original file and the mutant's span; they never run code.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import libcst as cst
+from libcst import matchers as m
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from bugsmith.mutators.mutant import Mutant
+
+_PARALLEL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
+
+
+def machine_trace(mutant: Mutant, source: str) -> str | None:
+    """Why `mutant`'s edit reads as generated in `source` (its original file), or None."""
+    before, after = _edited_lines(mutant, source)
+    if after == "pass" and before != "pass":
+        return "a statement deleted leaves a lone `pass`"
+    if after == "return None" and before != "return None":
+        return "a returned value replaced by a bare `return None`"
+    if before == "return False" and after == "return True" and _in_a_guard(source, mutant.span.line - 1):
+        return "a guard's `return False` turned into `return True`"
+    if _breaks_a_parallel_pair(mutant, source):
+        return "one half of a parallel pair changed"
+    return None
+
+
+def _edited_lines(mutant: Mutant, source: str) -> tuple[str, str]:
+    """The whole lines the edit touches, before and after it, stripped."""
+    start, end = mutant.span.offsets(source)
+    line_start = source.rfind("\n", 0, start) + 1
+    tail = source.find("\n", end)
+    tail = len(source) if tail == -1 else tail
+    before = source[line_start:tail]
+    after = source[line_start:start] + mutant.mutated + source[end:tail]
+    return before.strip(), after.strip()
+
+
+def _in_a_guard(source: str, index: int) -> bool:
+    """The line at `index` is the first of an `if` block's body."""
+    lines = source.splitlines()
+    previous = next((line.strip() for line in reversed(lines[:index]) if line.strip()), "")
+    return previous.startswith(("if ", "elif ")) and previous.endswith(":")
+
+
+def _breaks_a_parallel_pair(mutant: Mutant, source: str) -> bool:
+    """The mutated comparison is one operand of `&`, `|`, `and`, `or` whose sibling compares
+    with the same operator against the same right-hand side, and the edit changes that operator
+    or that right-hand side in this operand only."""
+    nodes = _comparisons(source)
+    site = (mutant.span.line, mutant.span.column, mutant.span.end_line, mutant.span.end_column)
+    for comparison, where, subject, sibling in nodes:
+        if _inside(site, where) and not _inside(site, subject) and sibling is not None \
+                and _same_shape(comparison, sibling):
+            return True
+    return False
+
+
+def _inside(site: tuple[int, int, int, int], where: CodeRange) -> bool:
+    start, end = (where.start.line, where.start.column), (where.end.line, where.end.column)
+    return start <= site[:2] and site[2:] <= end
+
+
+def _same_shape(left: cst.Comparison, right: cst.Comparison) -> bool:
+    """Two comparisons typed as a pair: same operators, same right-hand sides, other subjects."""
+    if len(left.comparisons) != len(right.comparisons):
+        return False
+    code = cst.Module([]).code_for_node
+    for a, b in zip(left.comparisons, right.comparisons):
+        if type(a.operator) is not type(b.operator) or code(a.comparator) != code(b.comparator):
+            return False
+    return code(left.left) != code(right.left)
+
+
+@functools.lru_cache(maxsize=16)
+def _comparisons(source: str) -> tuple[tuple[cst.Comparison, CodeRange, CodeRange, cst.Comparison | None], ...]:
+    """Every comparison of `source` that is an operand of a parallel operator, with its range,
+    its subject's range (a change there is a copy-paste slip, which people do make) and its
+    sibling operand (when that sibling is a comparison too)."""
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source))
+    except (cst.ParserSyntaxError, RecursionError):
+        return ()
+    positions = wrapper.resolve(PositionProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+    found = []
+    for node, where in positions.items():
+        if not isinstance(node, cst.Comparison):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, cst.BinaryOperation | cst.BooleanOperation) and \
+                isinstance(parent.operator, _PARALLEL_OPERATORS):
+            other = parent.right if parent.left is node else parent.left
+            found.append((node, where, positions[node.left], _unwrapped(other)))
+    return tuple(found)
+
+
+def _unwrapped(node: cst.BaseExpression) -> cst.Comparison | None:
+    return node if m.matches(node, m.Comparison()) else None  # type: ignore[return-value]

@@ -1,0 +1,68 @@
+"""K-bug exercises: a group that fails together frees its members, and the pool grows until the
+quota is met; a problem that truly cannot meet it is named with the reason."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bugsmith.harness.exercises.records import ExerciseOptions
+from bugsmith.harness.exercises.selection import Evidence, _next_group, _ProblemBuilder
+from tests.exercises.test_difficulty_and_order import mutant
+
+
+def single(ident: str, function: str) -> Evidence:
+    return Evidence(mutants=(dataclasses.replace(mutant(ident), function=function),), fail_to_pass=("t",),
+                    pass_to_pass=(), symptoms=(), silent=True)
+
+
+def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2) -> _ProblemBuilder:
+    """A builder whose full runs validate any group without a member of `spoils` (bugs that mask
+    the others), and whose single bugs are the first `wanted` of `pool`."""
+    made = object.__new__(_ProblemBuilder)
+    made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs)
+    made.progress = None
+    made.problem = "p"
+    made.candidates = [e.mutants[0] for e in pool]
+    made.tried = 0
+    made.validated = []
+
+    def validate(groups):
+        made.validated.extend(groups)
+        return [dataclasses.replace(pool[0], mutants=tuple(group)) for group in groups
+                if not spoils & {m.id for m in group}]
+
+    made._validate = validate
+    made._singles = lambda wanted, quota: pool[:wanted]
+    return made
+
+
+def test_next_group_takes_each_function_once_and_skips_tried_groups():
+    a, b, c = (dataclasses.replace(mutant(i), function=f) for i, f in (("a", "f"), ("b", "f"), ("c", "g")))
+    assert _next_group([a, b, c], 2, set()) == [a, c]
+    assert _next_group([a, b, c], 2, {frozenset({"a", "c"})}) == [b, c]
+    assert _next_group([a, b, c], 3, set()) is None
+
+
+def test_a_bug_that_spoils_its_groups_is_dropped_not_the_quota():
+    """`a` masks every bug it is paired with: the old greedy pairing burnt a and b and stopped."""
+    pool = [single(i, f"f{i}") for i in "abcde"]
+    made = builder(pool, spoils={"a"})
+    chosen = made._groups(pool, 2)
+    assert [sorted(m.id for m in e.mutants) for e in chosen] == [["b", "c"], ["d", "e"]]
+    assert sum("a" in {m.id for m in g} for g in made.validated) == 2  # dropped after two spoiled groups
+
+
+def test_the_pool_grows_until_the_quota_is_met():
+    """Two 2-bug exercises wanted: the first pool of 8 singles holds only one good pair."""
+    pool = [single(i, f"f{i}") for i in "abcdefghijklmnop"]
+    made = builder(pool, spoils=set("abcdef"))
+    chosen = made._multi(2)
+    assert len(chosen) == 2
+    assert all(not {"a", "b", "c", "d", "e", "f"} & {m.id for m in e.mutants} for e in chosen)
+
+
+def test_a_problem_that_cannot_meet_its_quota_says_why():
+    pool = [single(i, f"f{i}") for i in "abc"]
+    made = builder(pool, spoils={"a", "b", "c"})
+    assert made._multi(1) == []
+    assert made.shortfall == "3 single bugs validated, 3 groups tried, of 3 candidate edits"
