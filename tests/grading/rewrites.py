@@ -16,6 +16,10 @@ RENAMED = {
     "scheduler": {"engine": "scheduler"},
     "rolling_features": {"past_windows": "rolling_features"},
     "extra_trees": {"ensemble": "forest", "growing": "tree"},
+    "kv_cache": {"paging": "allocator"},
+    "attention": {"sdpa": "attention"},
+    "pr_curve": {"steps": "pr_curve"},
+    "target_encoding": {"running": "target_encoding"},
 }
 
 

@@ -3,8 +3,9 @@
 The submission is the independent rewrite of tests/contract/rewrites (other names, other
 validation order, other messages, other random draws), under the handed-out file names. It
 must pass the tests, the canaries and the output check, and the check must have compared
-something: function calls for auc and rolling features, method-call sequences for the
-scheduler and extra trees (compared by kind and shape for extra trees, whose values are draws).
+something: function calls for the function problems, method-call sequences for the classes
+(the scheduler, the block allocator, extra trees: compared by kind and shape for extra trees,
+whose values are draws).
 """
 
 from __future__ import annotations
