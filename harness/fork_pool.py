@@ -24,7 +24,7 @@ from typing import IO, Any
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
-from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout, needs_confirmation
+from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
 from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
@@ -245,7 +245,7 @@ class ForkPool:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
-        if verdict.timed_out and job.mutant_id not in self.confirmed and needs_confirmation(verdict):
+        if verdict.timed_out and job.mutant_id not in self.confirmed:
             self.confirmed.add(job.mutant_id)
             pending.append(confirm_timeout(job))
         else:
