@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 
 import libcst as cst
-from libcst import matchers as m
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from bugsmith.mutators.mutant import Mutant
@@ -113,4 +112,4 @@ def _comparisons(source: str) -> tuple[tuple[cst.Comparison, CodeRange, CodeRang
 
 
 def _unwrapped(node: cst.BaseExpression) -> cst.Comparison | None:
-    return node if m.matches(node, m.Comparison()) else None  # type: ignore[return-value]
+    return node if isinstance(node, cst.Comparison) else None

@@ -13,6 +13,15 @@ from bugsmith.harness.exercises.records import Exercise
 requires_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                     reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
+# Module code that starts a process in a session of its own and leaves it: grading and scoring
+# must end it with the sandbox.
+LEAVE_A_PROCESS = '''
+import subprocess as _subprocess
+
+_subprocess.Popen(["sleep", "{seconds}"], start_new_session=True, stdout=_subprocess.DEVNULL,
+                  stderr=_subprocess.DEVNULL)
+'''
+
 
 def submission(candidate: Path, exercise: Exercise, folder: Path, *, fixed: bool = False,
                append: str = "", files: dict[str, str] | None = None) -> Path:

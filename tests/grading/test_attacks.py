@@ -16,7 +16,7 @@ import pytest
 from bugsmith.harness.exercises.archive import extract_pack
 from bugsmith.harness.exercises.grading import grade
 from bugsmith.harness.exercises.submission import UnsafeSubmissionError
-from tests.grading.submissions import processes_with, requires_bwrap, submission
+from tests.grading.submissions import LEAVE_A_PROCESS, processes_with, requires_bwrap, submission
 
 pytestmark = requires_bwrap
 
@@ -109,13 +109,6 @@ def _steal():
 _steal()
 '''
 
-LEAVE_A_PROCESS = '''
-
-import subprocess as _subprocess
-
-_subprocess.Popen(["sleep", "{seconds}"], start_new_session=True, stdout=_subprocess.DEVNULL,
-                  stderr=_subprocess.DEVNULL)
-'''
 
 
 def test_patching_pytest_reports_to_say_passed_is_caught_by_the_canaries(auc_exercises, auc_pack, tmp_path):

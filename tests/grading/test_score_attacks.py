@@ -20,7 +20,7 @@ from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import disguised_controls
 from bugsmith.harness.exercises.scoring import score_tests
 from bugsmith.harness.sandbox import SandboxUnavailable
-from tests.grading.submissions import processes_with, requires_bwrap
+from tests.grading.submissions import LEAVE_A_PROCESS, processes_with, requires_bwrap
 
 pytestmark = [pytest.mark.slow, requires_bwrap]
 
@@ -101,12 +101,6 @@ def _steal():
 _steal()
 '''
 
-LEAVE_A_PROCESS = '''
-import subprocess as _subprocess
-
-_subprocess.Popen(["sleep", "{seconds}"], start_new_session=True, stdout=_subprocess.DEVNULL,
-                  stderr=_subprocess.DEVNULL)
-'''
 
 
 def _score(tests: Path, **options):
