@@ -428,8 +428,10 @@ def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as
 @click.option("--no-triage", is_flag=True, help="Do not explain the survivors (faster).")
 @click.option("--no-sandbox", is_flag=True,
               help="Run the tests without bubblewrap, with your rights: only for tests you trust.")
+@click.option("--verbose", is_flag=True, help="Every suggested test in full, and every missed bug.")
+@click.option("--json", "as_json", is_flag=True, help="The score, lessons and missed bugs as JSON.")
 @_PROJECT
-def score(problem, tests, families, jobs, no_triage, no_sandbox, project) -> None:
+def score(problem, tests, families, jobs, no_triage, no_sandbox, verbose, as_json, project) -> None:
     """Score a candidate's tests in a sandbox: the share of the problem's mutants they detect, and
     for each bug they missed, the input that shows it and a test that would have caught it."""
     from bugsmith.harness.exercises.problems import exercise_root
@@ -439,7 +441,7 @@ def score(problem, tests, families, jobs, no_triage, no_sandbox, project) -> Non
     result = score_tests(problem, tests.resolve(), root=exercise_root(project, Path.cwd()), families=tuple(families),
                          jobs=jobs, progress=_progress(sys.stderr.isatty()), triage=not no_triage,
                          sandbox=not no_sandbox)
-    click.echo(score_text(result))
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else score_text(result, verbose=verbose))
     if no_sandbox:
         click.echo("bugsmith: scored WITHOUT a sandbox (--no-sandbox): the candidate's tests ran with your rights",
                    err=True)

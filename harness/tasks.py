@@ -115,6 +115,9 @@ class ProbeTask:
     calls: tuple[RecordedCall, ...]
     search_seconds: float
     max_examples: int
+    # Witnesses only through the problem's public entry points when `function` is private
+    # (`bugsmith score`: a candidate's test calls the API the statement documents).
+    public_only: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "kind": self.kind, "calls": [call.to_dict() for call in self.calls]}

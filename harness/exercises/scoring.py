@@ -17,25 +17,31 @@ controls disguised as mutants (`disguised_controls`).
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from bugsmith.harness import config
+from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import make_state_folder
 from bugsmith.harness.executor import local_executor
+from bugsmith.harness.exercises.behaviours import code_map, statement_lines
 from bugsmith.harness.exercises.disguised_controls import DisguisedControls
 from bugsmith.harness.exercises.layout import code_files
+from bugsmith.harness.exercises.lessons import Lesson, lessons
 from bugsmith.harness.exercises.problems import CONFTEST, PACKAGE_INIT, REFERENCE, Problem, problem_named
 from bugsmith.harness.exercises.pytest_config import toml_table
 from bugsmith.harness.exercises.records import ExerciseError
 from bugsmith.harness.outcome import Status, mutation_score
 from bugsmith.harness.protocol import WorkerSetup
 from bugsmith.harness.sandbox import Limits, Mount, Sandbox, bugsmith_code, reference_folders, require_bwrap
+from bugsmith.harness.store import Store
 
 _PYPROJECT = """\
 [tool.bugsmith]
@@ -58,6 +64,14 @@ class Survivor:
     classification: str = ""  # unasserted, undertested, possibly equivalent, not triaged
     witness: str = ""  # the input that shows the bug, and what each version does
     suggested_test: str = ""  # verified: passes on the reference, fails on this bug
+    covered: bool = True  # False: no test runs its line (status "no coverage")
+    lesson: str = ""  # the key of the Lesson it belongs to
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mutant_id": self.mutant_id, "verdict": "survived" if self.covered else "no coverage",
+                "operator": self.operator, "family": self.family, "location": self.location,
+                "explanation": self.explanation, "classification": self.classification,
+                "witness": self.witness, "lesson": self.lesson, "diff": self.diff}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +86,28 @@ class SuiteScore:
     duration: float
     sandboxed: bool = True
     controls: int = 0  # unmutated runs disguised as mutants, all passed (disguised_controls)
+    lessons: tuple[Lesson, ...] = ()  # the survivors grouped by the behaviour they reveal
+    unrun: dict[str, tuple[int, ...]] = field(default_factory=dict)  # file -> statement lines no test runs
+    counts: dict[str, int] = field(default_factory=dict)  # status -> mutants
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `bugsmith score --json` record (its shape is in the README, `bugsmith score`)."""
+        return {"problem": self.problem, "score": self.score, "tests": self.tests, "counts": dict(self.counts),
+                "per_family": {f: {"detected": d, "counted": c} for f, (d, c) in self.per_family.items()},
+                "lessons": [lesson.to_dict() for lesson in self.lessons],
+                "unrun": {file: list(lines) for file, lines in self.unrun.items()},
+                "mutants": [s.to_dict() for s in self.survivors], "duration": self.duration,
+                "sandboxed": self.sandboxed, "controls": self.controls}
+
+
+SCHEMA_FILE = "suite-score.schema.json"
+
+
+def score_schema() -> dict[str, Any]:
+    """The JSON schema of `SuiteScore.to_dict()`, the output of `bugsmith score --json`."""
+    from importlib import resources
+
+    return json.loads(resources.files("bugsmith.harness.exercises").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
 def score_tests(problem: str, tests: Path, *, root: Path | None = None, families: tuple[str, ...] = (),
@@ -107,6 +143,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
 
         result = harness.run(options, progress=progress, executor_factory=executor)
         findings = _triage(options, result) if triage else {}
+        ran = _lines_run(options)
     by_id = {m.id: m for m in result.mutants}
     tallies: dict[str, list] = defaultdict(list)
     survivors = []
@@ -121,7 +158,11 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
                 explanation=mutant.explanation,
                 classification=finding.classification.value if finding else "",
                 witness=finding.witness if finding else "",
-                suggested_test=finding.suggested_test if finding and finding.verified else ""))
+                suggested_test=finding.suggested_test if finding and finding.verified else "",
+                covered=outcome.status is Status.SURVIVED))
+    taught = _lessons(spec, result, survivors, ran)
+    by_lesson = {i: lesson.key for lesson in taught for i in lesson.mutants}
+    survivors = [replace(s, lesson=by_lesson.get(s.mutant_id, "")) for s in survivors]
     per_family = {}
     for family, outcomes in sorted(tallies.items()):
         counted = [o for o in outcomes if o.status not in (Status.EQUIVALENT, Status.ERROR)]
@@ -129,7 +170,44 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
     return SuiteScore(problem=problem, score=mutation_score(result.outcomes), tests=len(result.tests),
                       per_family=per_family, survivors=tuple(sorted(survivors, key=lambda s: s.location)),
                       duration=round(result.duration, 2), sandboxed=sandbox,
-                      controls=sum(p.planted for p in planted))
+                      controls=sum(p.planted for p in planted), lessons=taught, unrun=_unrun(result, ran),
+                      counts={status.value: n for status, n in result.counts().items() if n})
+
+
+def _unrun(result, ran: dict[str, set[int]]) -> dict[str, tuple[int, ...]]:
+    if not ran:  # no coverage recorded: say nothing rather than call every line unrun
+        return {}
+    unrun = {file: tuple(sorted(statement_lines(text) - ran.get(file, set())))
+             for file, text in sorted(result.sources.items())}
+    return {file: lines for file, lines in unrun.items() if lines}
+
+
+def _lines_run(options: config.RunOptions) -> dict[str, set[int]]:
+    """The lines the candidate's tests run: the coverage of the run's baseline, the only one in
+    this throwaway project's store."""
+    store = Store.open_read_only(options.store_path)
+    try:
+        rows = store.db.execute("SELECT data FROM baselines").fetchall()
+    finally:
+        store.close()
+    ran: dict[str, set[int]] = defaultdict(set)
+    for (data,) in rows:
+        for file, lines in Baseline.from_dict(json.loads(data)).lines.items():
+            ran[file] |= set(lines)
+    return ran
+
+
+def _lessons(spec: Problem, result, survivors: list[Survivor], ran: dict[str, set[int]]) -> tuple[Lesson, ...]:
+    """The survivors grouped by behaviour, named from the code and the problem statement."""
+    files = code_files(spec)
+    packages = {path: text for path, text in files.items() if path.endswith("__init__.py")}
+    statement = files.get(spec.statement, "") if spec.statement else ""
+    if not statement and spec.statement:
+        try:
+            statement = spec.read(spec.statement)
+        except ExerciseError:
+            statement = ""
+    return lessons(survivors, code_map(result.sources, packages), statement, ran)
 
 
 def _sandbox(project: Path, options: config.RunOptions) -> Sandbox:
@@ -149,11 +227,12 @@ def _sandbox(project: Path, options: config.RunOptions) -> Sandbox:
 
 
 def _triage(options, result) -> dict:
-    from bugsmith.harness.triage.classify import triage
+    from bugsmith.harness.triage.classify import TriageOptions, triage
 
-    if not any(o.status is Status.SURVIVED for o in result.outcomes):
+    if not any(o.status in (Status.SURVIVED, Status.NO_COVERAGE) for o in result.outcomes):
         return {}
-    return {finding.mutant_id: finding for finding in triage(options).findings}
+    settings = TriageOptions(public_only=True, uncovered=True)
+    return {finding.mutant_id: finding for finding in triage(options, settings=settings).findings}
 
 
 def _build_project(project: Path, root: Path, problem: str, tests: Path) -> None:

@@ -111,26 +111,65 @@ def _outputs_line(grade: Grade) -> str:
             f" (called by {first.test}): {first.difference}")
 
 
-def score_text(score: SuiteScore) -> str:
+SHOWN_TESTS = 2  # suggested tests printed in full; the others with --verbose (all of them in --json)
+
+
+def score_text(score: SuiteScore, *, verbose: bool = False) -> str:
+    """The score, then what the suite never checks (one line per behaviour), the code no test
+    runs, and the suggested tests, the two most telling in full; every missed bug when `verbose`."""
+    missed = len(score.survivors)
+    unrun = sum(not s.covered for s in score.survivors)
+    detected = score.counts.get("killed", 0) + score.counts.get("timeout", 0)
+    where = ("NOT SANDBOXED (--no-sandbox): the candidate's tests ran with your rights" if not score.sandboxed
+             else "sandboxed" + (f", {score.controls} disguised controls passed" if score.controls else ""))
     lines = [f"{score.problem}: {score.tests} tests; mutation score "
-             + (f"{score.score:.1f}%" if score.score is not None else "n/a")]
-    for family, (detected, counted) in score.per_family.items():
-        lines.append(f"  {family:<11} {detected}/{counted}")
-    if not score.sandboxed:
-        lines.append("  NOT SANDBOXED (--no-sandbox): the candidate's tests ran with your rights")
-    else:
-        controls = f"; {score.controls} disguised controls passed" if score.controls else ""
-        lines.append(f"  the tests ran sandboxed (bubblewrap){controls}")
-    if score.survivors:
-        lines.append(f"{len(score.survivors)} surviving mutants:")
+             + (f"{score.score:.1f}%" if score.score is not None else "n/a")
+             + (f": {detected} bugs detected, {missed} missed ({unrun} on lines no test runs)" if score.counts else ""),
+             "  per family: " + ", ".join(f"{family} {found}/{counted}"
+                                          for family, (found, counted) in score.per_family.items()) + f"; {where}"]
+    if score.lessons:
+        lines += ["", f"What the tests never check ({len(score.lessons)} behaviours, most missed bugs first):"]
+        for number, lesson in enumerate(score.lessons, 1):
+            count = len(lesson.mutants)
+            unseen = f", {lesson.uncovered} on lines no test runs" if lesson.uncovered else ""
+            lines.append(f"{number:>3}. {lesson.title} [{count} bug{'s' if count > 1 else ''}{unseen}]")
+            if lesson.contract and number <= SHOWN_TESTS:
+                lines.append(f"       the contract: {lesson.contract}")
+    if score.unrun:
+        lines += ["", "Code no test runs: " + "; ".join(f"{file} lines {_ranges(list(found))}"
+                                                       for file, found in score.unrun.items())]
+    if score.lessons:
+        lines += ["", "Suggested tests, one per behaviour, through the public API:"]
+        for number, lesson in enumerate(score.lessons, 1):
+            if number > SHOWN_TESTS and not verbose:
+                rest = score.lessons[SHOWN_TESTS:]
+                verified = sum(bool(r.verified_on) for r in rest)
+                lines.append(f"{SHOWN_TESTS + 1:>3}. … {len(score.lessons)}. one for each behaviour above "
+                             f"({verified} verified, {len(rest) - verified} sketches): see --verbose or --json")
+                break
+            how = (f"verified: passes on the reference, catches {lesson.verified_on} of its {len(lesson.mutants)} bugs"
+                   if lesson.verified_on else "a sketch: fill in the input and the expected result")
+            lines.append(f"{number:>3}. {lesson.test_name}  ({how})")
+            code = [line for line in lesson.suggested_test.rstrip().splitlines() if line.strip()]
+            lines.extend("       " + line for line in code)
+    if verbose and score.survivors:
+        lines += ["", f"{missed} missed bugs:"]
         for survivor in score.survivors:
-            lines.append(f"  {survivor.mutant_id}  {survivor.location}  {survivor.operator}"
-                         + (f"  [{survivor.classification}]" if survivor.classification else ""))
+            state = survivor.classification or ("survived" if survivor.covered else "no test runs it")
+            lines.append(f"  {survivor.mutant_id}  {survivor.location}  {survivor.operator}  [{state}]")
             if survivor.explanation:
                 lines.append(f"      {survivor.explanation}")
             if survivor.witness:
                 lines.append(f"      missed: {survivor.witness}")
-            if survivor.suggested_test:
-                lines.append("      a test that catches it:")
-                lines.extend("        " + line for line in survivor.suggested_test.splitlines())
     return "\n".join(lines)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """`54, 57, 70-74`: runs of consecutive line numbers."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)

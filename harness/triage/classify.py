@@ -47,6 +47,10 @@ class TriageOptions:
     search_seconds: float = 5.0
     max_examples: int = 1000
     recording: Budget = field(default_factory=Budget)
+    # `bugsmith score`: witnesses and drafted tests only through the public API, and the
+    # mutants no test runs triaged too (they are a weak suite's most important lessons).
+    public_only: bool = False
+    uncovered: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,7 +79,7 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
     store = Store.open(options.store_path)
     try:
         last = store.last_run()
-        survivors = _survivors(last, mutant_ids)
+        survivors = _survivors(last, mutant_ids, uncovered=settings.uncovered)
         setup = _setup(options, last)
         recording_started = time.monotonic()
         targets = {(_path(options, m), callee(m, last.sources[m.file])) for m in survivors if m.function}
@@ -90,8 +94,9 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
                         recording_seconds=recording_seconds)
 
 
-def _survivors(last: RunResult, wanted: Sequence[str]) -> list[Mutant]:
-    survived = {o.mutant_id for o in last.outcomes if o.status is Status.SURVIVED}
+def _survivors(last: RunResult, wanted: Sequence[str], *, uncovered: bool = False) -> list[Mutant]:
+    missed = (Status.SURVIVED, Status.NO_COVERAGE) if uncovered else (Status.SURVIVED,)
+    survived = {o.mutant_id for o in last.outcomes if o.status in missed}
     mutants = {m.id: m for m in last.mutants}
     for mutant_id in wanted:
         if mutant_id not in mutants:
@@ -189,7 +194,8 @@ def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: Sequ
     function = callee(mutant, last.sources[mutant.file]) or None
     task = ProbeTask(mutant_id=mutant.id, operator=mutant.operator, module=mutant.module,
                      function=function or "", calls=tuple(calls),
-                     search_seconds=settings.search_seconds, max_examples=settings.max_examples)
+                     search_seconds=settings.search_seconds, max_examples=settings.max_examples,
+                     public_only=settings.public_only)
     return Job(mutant_id=mutant.id, module=mutant.module, path=_path(options, mutant),
                function=function, source=mutant.apply(last.sources[mutant.file]), tests=(),
                timeout=settings.search_seconds + replay + 2 * CALL_SECONDS + STARTUP_SECONDS, task=task)

@@ -88,7 +88,7 @@ def probe(task: ProbeTask, index: FunctionIndex, patches: tuple[Patch, ...]) -> 
 def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     started = time.monotonic()
     recorded = [c for c in map(_unpickled, task.calls) if c is not None]
-    found = replay(task, toggle, recorded)
+    found = None if _hidden(task) else replay(task, toggle, recorded)
     if found is not None:
         return replace(found, seconds=time.monotonic() - started)
     from bugsmith.harness.child.triage.search import (  # hypothesis: only when replay found nothing
@@ -98,7 +98,8 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     )
 
     own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
-    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _, _ in recorded])
+    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _, _ in recorded],
+                         public_only=task.public_only)
     outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
                      seconds=task.search_seconds, max_examples=task.max_examples)
     tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
@@ -110,6 +111,13 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     found = _finding(Classification.UNDERTESTED, task, entry.callee, entry.module, args, kwargs,
                      first, second, why)
     return replace(found, tried=tried, seconds=time.monotonic() - started)
+
+
+def _hidden(task: ProbeTask) -> bool:
+    """Whether the survivor's function is one a witness must not call (private, public_only)."""
+    from bugsmith.harness.child.triage.search import is_private  # hypothesis: loaded with search
+
+    return task.public_only and is_private(task.function)
 
 
 def replay(task: ProbeTask, toggle: Toggle, recorded: list[tuple[str, Any, Any, Any, str]]) -> Probed | None:

@@ -58,10 +58,16 @@ class _OutOfTime(Exception):
     """The search budget is spent; the best witness seen so far stands."""
 
 
-def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) -> list[list[Entry]]:
-    """Ways to reach the survivor, in stages: its own function first, then the problem's others."""
+def entries(module: str, function: str, own: Entry, recorded: Sequence[Call],
+            public_only: bool = False) -> list[list[Entry]]:
+    """Ways to reach the survivor, in stages: its own function first, then the problem's others.
+
+    With `public_only`, a private function (`_weights`) is reached only through the problem's
+    entry points, so that the witness is a call a user of the API would make."""
     problem = _problem_entries(module)
     exact = [e for e in problem if e.callee == function]
+    if public_only and is_private(function):
+        return [stage for stage in ([*exact], [e for e in problem if e.callee != function]) if stage]
     seeds = [_with_defaults(own.function, a, k) for a, k in _diverse(recorded)]
     seeded = [Entry(callee=own.callee, module=own.module, function=own.function,
                     strategy=st.one_of(*[_call_like(a, k) for a, k in seeds]),
@@ -69,6 +75,12 @@ def entries(module: str, function: str, own: Entry, recorded: Sequence[Call]) ->
     hinted = [] if problem or seeded else _hinted(own)
     stages = [exact + seeded + hinted, [e for e in problem if e.callee != function]]
     return [stage for stage in stages if stage]
+
+
+def is_private(qualname: str) -> bool:
+    """`_weights`, `Scheduler._admit`, `f.<locals>.g`: not a name the problem's users call."""
+    return any(part.startswith("_") and not part.endswith("__") or part == "<locals>"
+               for part in qualname.split("."))
 
 
 def _non_finite() -> Any:
