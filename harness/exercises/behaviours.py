@@ -94,9 +94,17 @@ def code_map(sources: Mapping[str, str], packages: Mapping[str, str] = {}) -> Co
                                         subject=name, function=name, doc=doc))
             regions[file] += _branches(file, name, node, doc, sources[file])
         for name, node in functions.items():
-            if name in public or (not public and not name.startswith("_")):
+            if _is_public(name, public):
                 regions[file] += _parameters(file, node, functions)
     return CodeMap(regions={f: tuple(r) for f, r in regions.items()}, public=frozenset(public), calls=calls)
+
+
+def _is_public(name: str, public: set[str]) -> bool:
+    """`roc_curve` in `__all__`, or a method of a public class (`Scheduler.step`, `__init__`)."""
+    owner, _, method = name.rpartition(".")
+    if method.startswith("_") and method != "__init__":
+        return False
+    return (owner or method) in public if public else not (owner or method).startswith("_")
 
 
 def statement_lines(source: str) -> set[int]:
@@ -156,21 +164,21 @@ def _branches(file: str, function: str, node: ast.AST, doc: str, source: str) ->
     """An error path for each `if` whose body raises, a branch for each other `if`."""
     lines = source.splitlines()
     found = []
-    for branch in ast.walk(node):
-        if not isinstance(branch, ast.If):
-            continue
+    branches = [b for b in ast.walk(node) if isinstance(b, ast.If)]
+    plain = [b for b in branches if not any(isinstance(s, ast.Raise) for s in b.body)]
+    for branch in branches:
         test = _span(branch.test)
         body = _block(branch.body)
-        comments = _comments_above(lines, branch.lineno)
+        # What names the behaviour: the comment above the `if`, else the function's docstring,
+        # but only where the function has no other branch it could be speaking of.
+        said = _comments_above(lines, branch.lineno) or (doc if len(plain) == 1 else "")
         raised = next((s for s in branch.body if isinstance(s, ast.Raise)), None)
         if raised is not None:
             found.append(Region(kind="error", key=f"{file}:{raised.lineno}", lines=test | body,
-                                subject=_raised(raised), function=function, body=body,
-                                doc="\n".join(filter(None, (doc, comments)))))
+                                subject=_raised(raised), function=function, body=body, doc=said))
         else:
             found.append(Region(kind="branch", key=f"{file}:{branch.lineno}", lines=test | body,
-                                subject=ast.unparse(branch.test), function=function, body=body,
-                                doc="\n".join(filter(None, (doc, comments)))))
+                                subject=ast.unparse(branch.test), function=function, body=body, doc=said))
     return found
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from bugsmith.harness.exercises.behaviours import CodeMap, Region, clause, contract_sentence
@@ -58,7 +58,22 @@ def lessons(survivors: Sequence[Survivor], code: CodeMap, statement: str,
         groups[key].append(survivor)
         regions.setdefault(key, region)
     found = [_lesson(key, regions[key], members, code, statement, ran) for key, members in groups.items()]
-    return tuple(sorted(found, key=lambda lesson: (-len(lesson.mutants), lesson.key)))
+    return _distinct(sorted(found, key=lambda lesson: (-len(lesson.mutants), lesson.key)))
+
+
+def _distinct(found: list[Lesson]) -> tuple[Lesson, ...]:
+    """Two behaviours that read alike (the same `if` in two functions) get `_2`, `_3` ... so
+    that their tests can sit in one file."""
+    seen: dict[str, int] = defaultdict(int)
+    distinct = []
+    for lesson in found:
+        seen[lesson.test_name] += 1
+        if seen[lesson.test_name] > 1:
+            name = f"{lesson.test_name}_{seen[lesson.test_name]}"
+            lesson = replace(lesson, test_name=name, suggested_test=lesson.suggested_test.replace(
+                f"def {lesson.test_name}(", f"def {name}(", 1))
+        distinct.append(lesson)
+    return tuple(distinct)
 
 
 def _key(region: Region | None, survivor: Survivor) -> str:
@@ -93,15 +108,17 @@ def _describe(region: Region | None, members: list[Survivor], statement: str,
         return title, f"test_{stem}_{_slug(family)}_cases", ""
     if region.kind == "parameter":
         words = region.subject.replace("_", " ")
-        plural = words if words.endswith("s") else f"{words}s"
-        state = "are under-tested" if tested else "are never tested"
-        return (f"{plural} (`{region.subject}=`) {state}", f"test_{_slug(region.subject)}_changes_the_result",
+        state = "under-tested" if tested else "never tested"
+        # "sample weights are never tested"; a short name (`by=`, `k=`) is no word to pluralise.
+        title = (f"{words if words.endswith('s') else words + 's'} (`{region.subject}=`) are {state}"
+                 if len(region.subject) > 3 else f"the `{region.subject}=` argument is {state}")
+        return (title, f"test_{_slug(region.subject)}_changes_the_result",
                 contract_sentence(statement, region.subject))
     if region.kind == "error":
         exception, _, message = region.subject.partition(": ")
         state = "is never tested" if not tested else "is raised, but a changed condition goes unseen"
         quoted = f" “{message}”" if message else ""
-        words = _words(_slug(message.split(",")[0]), 40) or _slug(exception)
+        words = _words(_slug(message.split(", got")[0].replace("…", "")), 40) or _slug(exception)
         return (f"the {exception}{quoted} {state}", f"test_refuses_{words}",
                 contract_sentence(statement, "", _quoted(message)))
     said = next((c for span in re.findall(r"`([^`]+)`", region.doc) if not span.isidentifier()

@@ -201,3 +201,27 @@ def test_the_json_record_has_the_documented_shape(weak):
     jsonschema.validate(record, score_schema())
     assert [lesson["key"] for lesson in record["lessons"]][0] == "parameter:sample_weight"
     assert {m["verdict"] for m in record["mutants"]} == {"survived", "no coverage"}
+
+
+PROBLEMS = ("attention", "auc", "extra_trees", "kv_cache", "pr_curve", "rolling_features", "scheduler",
+            "target_encoding")
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_every_problem_gets_lessons_with_distinct_public_tests(root, problem):
+    """Nothing per problem: a bug on every statement of any problem lands in exactly one lesson,
+    whose test has its own valid name, compiles and imports nothing private."""
+    folder = root / "reference" / problem
+    files = {f"reference/{problem}/{f.name}": f.read_text() for f in folder.glob("*.py")
+             if f.name not in ("__init__.py", "strategies.py")}
+    code = code_map(files, {f"reference/{problem}/__init__.py": (folder / "__init__.py").read_text()})
+    survivors = [Survivor(mutant_id=f"id{file[-6:-3]}{line}", operator="classic/x", family="classic",
+                          location=f"{file}:{line}", diff="", covered=False)
+                 for file, text in files.items() for line in sorted(statement_lines(text))]
+    taught = lessons(survivors, code, (folder / "problem.md").read_text(), {})
+    assert sorted(i for lesson in taught for i in lesson.mutants) == sorted(s.mutant_id for s in survivors)
+    names = [lesson.test_name for lesson in taught]
+    assert len(set(names)) == len(names) and all(n.isidentifier() and n.startswith("test_") for n in names)
+    for lesson in taught:
+        compile(lesson.suggested_test, lesson.test_name, "exec")
+        assert not re.search(r"import .*\b_\w+", lesson.suggested_test)
