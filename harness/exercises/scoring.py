@@ -42,6 +42,7 @@ from bugsmith.harness.outcome import Status, mutation_score
 from bugsmith.harness.protocol import WorkerSetup
 from bugsmith.harness.sandbox import Limits, Mount, Sandbox, bugsmith_code, reference_folders, require_bwrap
 from bugsmith.harness.store import Store
+from bugsmith.harness.tasks import Classification
 
 _PYPROJECT = """\
 [tool.bugsmith]
@@ -156,7 +157,7 @@ def score_tests(problem: str, tests: Path, *, root: Path | None = None, families
                 mutant_id=mutant.id, operator=mutant.operator, family=mutant.family.value,
                 location=f"{mutant.file}:{mutant.span.line}", diff=mutant.diff,
                 explanation=mutant.explanation,
-                classification=finding.classification.value if finding else "",
+                classification=_classification(finding, outcome.status),
                 witness=finding.witness if finding else "",
                 suggested_test=finding.suggested_test if finding and finding.verified else "",
                 covered=outcome.status is Status.SURVIVED))
@@ -180,6 +181,15 @@ def _unrun(result, ran: dict[str, set[int]]) -> dict[str, tuple[int, ...]]:
     unrun = {file: tuple(sorted(statement_lines(text) - ran.get(file, set())))
              for file, text in sorted(result.sources.items())}
     return {file: lines for file, lines in unrun.items() if lines}
+
+
+def _classification(finding, status: Status) -> str:
+    """Triage's class; for a bug no test runs, only a found witness says more than that."""
+    if finding is None:
+        return ""
+    if status is Status.NO_COVERAGE and finding.classification is not Classification.UNDERTESTED:
+        return ""
+    return finding.classification.value
 
 
 def _lines_run(options: config.RunOptions) -> dict[str, set[int]]:
