@@ -8,6 +8,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from collections import Counter
@@ -117,6 +118,36 @@ def run_mutmut(folder: Path, jobs: int, log: Path) -> MutmutResult:
         median_mutant=_median([d for status, d in verdicts if status in ("killed", "survived")]),
         timeout_seconds=sum(d for status, d in verdicts if status == "timeout"),
     )
+
+
+# Run by mutmut's own interpreter: the mutant names its generator makes of each file, which is
+# what `mutmut run` writes under mutants/ before it runs a test (every line, no coverage filter).
+_COUNT = """
+import json, sys
+from mutmut.mutation.file_mutation import mutate_file_contents
+counts = {}
+for path in json.load(sys.stdin):
+    with open(path, encoding="utf-8") as source:
+        counts[path] = len(mutate_file_contents(path, source.read()).mutant_names)
+json.dump(counts, sys.stdout)
+"""
+
+
+def count_mutmut_mutants(paths: list[Path]) -> dict[str, int]:
+    """How many mutants mutmut makes of each file (keyed by `str(path)`), without running tests."""
+    python = mutmut_executable().parent / "python"
+    with tempfile.TemporaryDirectory(prefix="bugsmith-mutmut-count-") as folder:
+        # mutmut reads its configuration (pragma patterns) from the working directory's
+        # pyproject.toml and stops without one; the default configuration is what we want.
+        Path(folder, "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["."]\n',
+                                                  encoding="utf-8")
+        done = subprocess.run([str(python), "-c", _COUNT],
+                              input=json.dumps([str(p.resolve()) for p in paths]), cwd=folder,
+                              capture_output=True, text=True, check=False, env=bench_env())
+    if done.returncode != 0:
+        raise RuntimeError(f"mutmut's generator failed: {done.stderr.strip()[-2000:]}")
+    by_resolved: dict[str, int] = json.loads(done.stdout)
+    return {str(p): by_resolved[str(p.resolve())] for p in paths}
 
 
 def _read_meta(mutants: Path) -> list[tuple[str, float]]:

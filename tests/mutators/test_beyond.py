@@ -90,8 +90,12 @@ SAMPLE = textwrap.dedent(
         if encoding is None:
             encoding = "utf-8"
         best, previous, frontier = np.inf, None, [start]
+        done = set()
         while frontier:
             node = frontier.pop()
+            if node in done or node in frontier:
+                continue
+            done.add(node)
             if node is None:
                 return [[]]
             best = min(best, graph[previous] + edge.incoming)

@@ -22,6 +22,7 @@ from bugsmith.mutators.families.beyond.forgotten_parts import (
     DropOperand,
     LabelToIndex,
 )
+from bugsmith.mutators.families.beyond.membership import WrongContainer
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
 from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
 from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
@@ -59,4 +60,6 @@ MUTATORS = (
     SwapException,
     DropKey,
     LabelToIndex,
+    # Added for issue 16's catalogue: the wrong collection checked for membership.
+    WrongContainer,
 )

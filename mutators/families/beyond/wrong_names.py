@@ -178,19 +178,33 @@ class WrongVariable(Mutator[cst.Name]):
             )
 
     def candidates(self, node: cst.Name, ctx: Context) -> list[str]:
+        found = self.locals_before(node, ctx)
+        if found is None:
+            return []
+        distances, facts = found
+        kind = facts.kind(node.value)
+        same_kind = {name for name in distances if kind is not None and facts.kind(name) == kind}
+        return choose(node.value, distances, same_kind)
+
+    def locals_before(
+        self, node: cst.Name, ctx: Context, *, same_kind: bool = True
+    ) -> tuple[dict[str, int], Usage] | None:
+        """The locals that could be read in place of `node` (name -> how far before it they are
+        bound), of no other kind of value unless `same_kind` is false, and the function's usage
+        facts; None where `node` is not a local that is read."""
         function = ctx.function(node)
         parent = ctx.parent(node)
         if function is None or (isinstance(parent, cst.Call) and parent.func is node):
-            return []
+            return None
         chain = _local_chain(node, ctx, function)
         if chain is None or not _is_load(node, chain[0], ctx):
-            return []
+            return None
         if not any(node.value in scope.assignments for scope in chain):
-            return []  # a global, a builtin or a closure variable
+            return None  # a global, a builtin or a closure variable
         facts = self._usage.get(function)
         site = facts.order.get(node)
         if site is None:
-            return []
+            return None
         excluded = statement_targets(node, ctx) | {node.value, "self", "cls", "_"}
         sibling = _sibling_operand(node, ctx)
         distances: dict[str, int] = {}
@@ -200,11 +214,9 @@ class WrongVariable(Mutator[cst.Name]):
                 if name in excluded or name == sibling or name in facts.called or name.startswith("__"):
                     continue
                 distance = self._distance(assignment, scope, site, facts, ctx)
-                if distance is not None and _same_use(node, node.value, name, ctx, facts):
+                if distance is not None and (not same_kind or _same_use(node, node.value, name, ctx, facts)):
                     distances[name] = min(distance, distances.get(name, distance))
-        kind = facts.kind(node.value)
-        same_kind = {name for name in distances if kind is not None and facts.kind(name) == kind}
-        return choose(node.value, distances, same_kind)
+        return distances, facts
 
     @staticmethod
     def _distance(assignment: object, scope: Scope, site: int, facts: Usage, ctx: Context) -> int | None:
