@@ -35,6 +35,7 @@ def visible_tests(root: Path | Problem, problem: str = "") -> dict[str, str]:
 def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     """The problem's code with the exercise's bugs in it."""
     files = code_files(_problem(root, exercise.problem))
+    files.update(exercise.variant)
     files.update(exercise.buggy)
     return files
 
