@@ -49,9 +49,11 @@ def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     return files
 
 
-def grader_kit(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
-    """What grading adds to a submission's code: every test and what the tests need."""
-    problem = _problem(root, exercise.problem)
+def grader_kit(root: Path | Problem, exercise: Exercise | str) -> dict[str, str]:
+    """What grading adds to a submission's code: every test and what the tests need.
+
+    `exercise` is an exercise, or the name of its problem."""
+    problem = _problem(root, exercise if isinstance(exercise, str) else exercise.problem)
     files = _read(problem, problem.visible + problem.hidden + problem.support + problem.grader_support)
     files.update(problem.grader_glue)
     return files

@@ -11,7 +11,9 @@ all inputs and types, and each proposes nothing where it cannot tell:
 - `ReorderFunctions`: runs of adjacent undecorated `def`s (module level or in a class body)
   are shuffled; a `def` only binds its name, so the order is invisible unless a default or
   an annotation reads another function of the run (then the run is left alone).
-- `FlipIfElse`: `if c: A else: B` becomes `if not c: B else: A` (and `if not c` drops the `not`).
+- `FlipIfElse`: `if not c: A else: B` becomes `if c: B else: A`, and back when `c` is a plain
+  read or call (never a comparison: `not a < b` reads as generated, and `a >= b` is not its equal
+  for NaN).
 - `FlipComparison`: `a < b` becomes `b > a` when both sides are plain reads (no call, so the
   order of evaluation cannot matter).
 - `SwapAssignments`: two adjacent `name = expr` statements swap when neither reads or writes
@@ -190,7 +192,7 @@ class RenameLocals(cst.CSTTransformer):
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         """Comments and the docstring that quote a renamed local (`name`) follow it."""
         words = self.words.get(original_node)
-        if not words:
+        if not words or not isinstance(updated_node.body, cst.IndentedBlock):
             return updated_node
         pattern = re.compile(r"`(" + "|".join(map(re.escape, sorted(words))) + r")`")
 
@@ -201,13 +203,18 @@ class RenameLocals(cst.CSTTransformer):
             def leave_Comment(self, original_node: cst.Comment, updated_node: cst.Comment) -> cst.Comment:
                 return updated_node.with_changes(value=quoted(updated_node.value))
 
-            def leave_SimpleString(self, original_node: cst.SimpleString,
-                                   updated_node: cst.SimpleString) -> cst.SimpleString:
-                return updated_node  # string values are behaviour: never touched
-
         body = updated_node.body.visit(Quotes())
-        assert isinstance(body, cst.BaseSuite)
-        return updated_node.with_changes(body=body)
+        assert isinstance(body, cst.IndentedBlock)
+        statements = list(body.body)
+        # The docstring too (other strings are behaviour, never touched).
+        if statements and m.matches(statements[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
+            first = statements[0]
+            assert isinstance(first, cst.SimpleStatementLine) and isinstance(first.body[0], cst.Expr)
+            doc = first.body[0].value
+            assert isinstance(doc, cst.SimpleString)
+            statements[0] = first.with_changes(body=[first.body[0].with_changes(
+                value=doc.with_changes(value=quoted(doc.value)))])
+        return updated_node.with_changes(body=body.with_changes(body=statements))
 
 
 class _Sited(cst.CSTTransformer):
@@ -311,15 +318,14 @@ class FlipIfElse(_Sited):
         if not self.seeded.chance(f"if:{site}"):
             return updated_node
         test = updated_node.test
+        # Only where a person would write either form: `not x` loses its `not`, a plain read
+        # gains one. `not a >= b` reads as generated, and `a < b` is not its equal for NaN.
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
             flipped: cst.BaseExpression = test.expression
-            if isinstance(flipped, (cst.BooleanOperation,)) and not flipped.lpar:
-                return updated_node  # `not a or b` is `(not a) or b`: dropping `not` changes more than one operand
+        elif isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            flipped = cst.UnaryOperation(operator=cst.Not(), expression=test)
         else:
-            operand = test
-            if isinstance(test, (cst.BooleanOperation, cst.NamedExpr, cst.IfExp, cst.Lambda)) and not test.lpar:
-                operand = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            flipped = cst.UnaryOperation(operator=cst.Not(), expression=operand)
+            return updated_node
         return updated_node.with_changes(test=flipped, body=orelse.body.with_changes(header=updated_node.body.header),
                                          orelse=orelse.with_changes(body=updated_node.body.with_changes(
                                              header=orelse.body.header)))

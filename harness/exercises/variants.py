@@ -118,13 +118,10 @@ def _validation_failure(problem: Problem, exercise: Exercise, run: SuiteRunner, 
     """Why the variant is not a valid exercise, or None: the suite passes on the variant's
     reference, and with its bugs fails exactly FAIL_TO_PASS."""
     tests = (*exercise.fail_to_pass, *exercise.pass_to_pass)
-    kit = grader_kit(problem, exercise)
-    clean = {**code_files(problem), **exercise.variant, **exercise.reference}
+    clean = {**exercise.variant, **exercise.reference}
     buggy = {**clean, **exercise.buggy}
     for name, code, failing in (("reference", clean, set()), ("buggy", buggy, set(exercise.fail_to_pass))):
-        folder = work / name
-        _write(folder, {**kit, **code})
-        timed_out, outcomes = run(folder, tests, TEST_SECONDS)
+        timed_out, outcomes = run_suite(problem, code, tests, work / name, run)
         if timed_out:
             return f"the suite timed out on the variant's {name}"
         failed = set()
@@ -137,6 +134,14 @@ def _validation_failure(problem: Problem, exercise: Exercise, run: SuiteRunner, 
         if failed != failing:
             return f"the variant's {name} fails {len(failed)} tests, not {len(failing)}"
     return None
+
+
+def run_suite(problem: Problem, code: Mapping[str, str], tests: Sequence[str], folder: Path,
+              run: SuiteRunner | None = None) -> tuple[bool, dict[str, str]]:
+    """Run `tests` (node ids or test files) on the problem's code with `code` over it, as the
+    grader would (every test file, the held-back ones too): (timed out, outcome by test id)."""
+    _write(folder, {**grader_kit(problem, problem.name), **code_files(problem), **code})
+    return (run or _run_suite)(folder, tests, TEST_SECONDS)
 
 
 def _write(folder: Path, files: Mapping[str, str]) -> None:
