@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from bugsmith.harness.exercises.archive import extract_pack
 from bugsmith.harness.exercises.candidates import candidate_sets, export_candidates
+from bugsmith.harness.exercises.grading import grade
 from bugsmith.harness.exercises.layout import code_files
 from bugsmith.harness.exercises.problems import load_problems
 from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, is_hidden_test
@@ -158,3 +161,22 @@ def test_the_same_seed_gives_byte_identical_candidate_archives(exercises, option
     for first, second in zip(candidate_packs, again, strict=True):
         assert first.candidate.read_bytes() == second.candidate.read_bytes()
         assert first.instructor.read_bytes() == second.instructor.read_bytes()
+
+
+@pytest.mark.slow
+def test_a_variant_pack_grades_its_own_fix_as_passing_and_the_handout_as_failing(candidate_packs, tmp_path,
+                                                                              monkeypatch):
+    """The grader reads a variant pack as any other: the variant's reference is the fix."""
+    monkeypatch.setenv("BUGSMITH_MUTANT_RUN", "1")  # no shrinking: a failure is all this needs
+    pack = candidate_packs[0]
+    (record,) = _records(pack.instructor)
+    extract_pack(pack.candidate, tmp_path)
+    untouched = tmp_path / "candidate" / record.id
+    fixed = tmp_path / "fixed"
+    shutil.copytree(untouched, fixed)
+    for path, text in record.reference.items():
+        (fixed / path).write_text(text, encoding="utf-8")
+    good = grade(pack.instructor, record.id, fixed, timeout=600, sandbox=False)
+    bad = grade(pack.instructor, record.id, untouched, timeout=600, sandbox=False)
+    assert good.passed and good.fix == "reference"
+    assert not bad.passed and {t.id for t in bad.tests if t.outcome != "passed"} == set(record.fail_to_pass)
