@@ -370,8 +370,12 @@ def pack() -> None:
 @click.option("--out", type=click.Path(path_type=Path),
               help="A folder for two trees, or NAME.zip for two archives (default: generated/pack/,"
                    " or .bugsmith/pack/ in a project).")
-def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out) -> None:
+@click.option("--candidates", type=click.IntRange(1),
+              help="One pack per candidate, each with one exercise per problem on its own seeded variant"
+                   " of the code (replaces --count).")
+def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out, candidates) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
+    from bugsmith.harness.exercises.candidates import candidate_count, export_candidates
     from bugsmith.harness.exercises.pack import export, load_exercises
     from bugsmith.harness.exercises.problems import default_output, exercise_root
 
@@ -379,10 +383,18 @@ def pack_export(problems, count, bugs, families, silent_only, seed, jobs, projec
     if source is not None:
         options, built = None, load_exercises(source)
     else:
+        count = candidate_count(root, problems, candidates) if candidates else count
         options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
-    paths = export(built, out or default_output(root, "pack"), root=root, options=options)
-    click.echo(f"candidate: {paths.candidate}")
-    click.echo(f"instructor: {paths.instructor}")
+    out = out or default_output(root, "pack")
+    if candidates:
+        every = export_candidates(built, out, root=root, candidates=candidates, seed=seed, options=options,
+                                  progress=lambda done, total: click.echo(f"bugsmith: variants {done}/{total}",
+                                                                          err=True))
+    else:
+        every = [export(built, out, root=root, options=options)]
+    for paths in every:
+        click.echo(f"candidate: {paths.candidate}")
+        click.echo(f"instructor: {paths.instructor}")
 
 
 @cli.command()

@@ -35,6 +35,7 @@ def visible_tests(root: Path | Problem, problem: str = "") -> dict[str, str]:
 def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     """The problem's code with the exercise's bugs in it."""
     files = code_files(_problem(root, exercise.problem))
+    files.update(exercise.variant)
     files.update(exercise.buggy)
     return files
 
@@ -48,9 +49,11 @@ def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     return files
 
 
-def grader_kit(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
-    """What grading adds to a submission's code: every test and what the tests need."""
-    problem = _problem(root, exercise.problem)
+def grader_kit(root: Path | Problem, exercise: Exercise | str) -> dict[str, str]:
+    """What grading adds to a submission's code: every test and what the tests need.
+
+    `exercise` is an exercise, or the name of its problem."""
+    problem = _problem(root, exercise if isinstance(exercise, str) else exercise.problem)
     files = _read(problem, problem.visible + problem.hidden + problem.support + problem.grader_support)
     files.update(problem.grader_glue)
     return files
