@@ -293,10 +293,11 @@ class Uses:
     reads: frozenset[str] | None  # target's names its import-time code reads; None: it may read any
 
 
-def uses_of(target: str, source: str, module: str, is_package: bool) -> Uses | None:
-    """What `module` (whose source is `source`) takes from the module named `target`; None when
-    it never imports it. Raises SyntaxError/ValueError when the source cannot be parsed."""
-    tree = ast.parse(source)
+def uses_of(target: str, source: str | ast.Module, module: str, is_package: bool) -> Uses | None:
+    """What `module` (whose source, or its parsed tree, is `source`) takes from the module named
+    `target`; None when it never imports it. Raises SyntaxError/ValueError when the source
+    cannot be parsed."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     aliases: set[str] = set()  # local names bound to the target module itself
     prefixes: dict[str, str] = {}  # local name -> the package it stands for (`import a.b` binds a)
     bindings: list[tuple[str, str]] = []

@@ -16,6 +16,7 @@ gives the verdict instead.
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import sys
@@ -46,8 +47,8 @@ class Survey:
     refused: str | None = None
     names: frozenset[str] = frozenset()  # what the original module's code may bind
     reads: frozenset[str] | None = frozenset()  # names other modules read while imported; None: any
-    bindings: tuple[tuple[str, str, str], ...] = ()  # (module, its name, this module's name)
-    star: tuple[str, ...] = ()  # modules that did `from name import *`
+    # (module, its name, this module's name): `from name import x as y`, `import *`, re-exports
+    bindings: tuple[tuple[str, str, str], ...] = ()
     held: frozenset[str] = frozenset()  # names whose objects something else holds
 
 
@@ -83,28 +84,64 @@ def survey(name: str, path: str, root: str, ours: Iterable[Any] = ()) -> Survey:
                      and not (isinstance(value, types.ModuleType) and value.__name__.startswith(prefix)))
     if foreign:
         return Survey(name=name, refused=f"other code set {', '.join(foreign[:3])} on the module")
-    reads: set[str] | None = set()
-    bindings: list[tuple[str, str, str]] = []
-    star: list[str] = []
-    for other, loaded in project_modules(root, skip=name).items():
-        try:
-            uses = uses_of(name, Path(loaded.__file__ or "").read_text(encoding="utf-8"), other,
-                           hasattr(loaded, "__path__"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
-            return Survey(name=name, refused=f"cannot read {other}, which may use the module")
-        if uses is None:
-            continue
-        bindings.extend((other, mine, theirs) for mine, theirs in uses.bindings)
-        if uses.star:
-            star.append(other)
-        reads = None if reads is None or uses.reads is None else reads | uses.reads
-    survey = Survey(name=name, names=names, reads=None if reads is None else frozenset(reads),
-                    bindings=tuple(bindings), star=tuple(star))
+    try:
+        reads, bindings = _uses(name, vars(module), project_modules(root, skip=name))
+    except _Unreadable as error:
+        return Survey(name=name, refused=f"cannot read {error}, which may use the module")
+    survey = Survey(name=name, names=names, reads=reads, bindings=bindings)
     held = _held(module, survey, {id(container) for container in ours})
     if isinstance(held, str):
         return Survey(name=name, refused=held)
-    return Survey(name=name, names=names, reads=survey.reads, bindings=survey.bindings, star=survey.star,
-                  held=held)
+    return Survey(name=name, names=names, reads=reads, bindings=bindings, held=held)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _uses(name: str, namespace: dict[str, Any], others: dict[str, types.ModuleType],
+          ) -> tuple[frozenset[str] | None, tuple[tuple[str, str, str], ...]]:
+    """The module's names other modules read while imported (None: any), and every name another
+    module bound to one of its values, also through a module that re-exports it (`from .m import
+    f` in a package's `__init__`, then `from package import f` in a test)."""
+    aliases: dict[str, dict[str, str]] = {name: {key: key for key in namespace}}  # module -> its name -> ours
+    trees: dict[str, ast.Module] = {}
+    found: dict[tuple[str, str], Any] = {}
+    reads: set[str] | None = set()
+    bindings: set[tuple[str, str, str]] = set()
+    grown = True
+    while grown:
+        grown = False
+        for other, loaded in others.items():
+            for via, names in list(aliases.items()):
+                if via == other:
+                    continue
+                if (via, other) not in found:
+                    try:
+                        if other not in trees:
+                            trees[other] = ast.parse(Path(loaded.__file__ or "").read_bytes())
+                        found[(via, other)] = uses_of(via, trees[other], other, hasattr(loaded, "__path__"))
+                    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                        raise _Unreadable(other) from None
+                uses = found[(via, other)]
+                if uses is None:
+                    continue
+                taken = list(uses.bindings)
+                if uses.star:
+                    public = _public(vars(sys.modules[via])) if via in sys.modules else set()
+                    taken += [(key, key) for key in public]
+                    if reads is not None:
+                        reads.add(names.get("__all__", "__all__"))
+                for mine, theirs in taken:
+                    if theirs in names and (other, mine, names[theirs]) not in bindings:
+                        bindings.add((other, mine, names[theirs]))
+                        aliases.setdefault(other, {})[mine] = names[theirs]
+                        grown = True
+                if uses.reads is None:
+                    reads = None
+                elif reads is not None:
+                    reads.update(names[key] for key in uses.reads if key in names)
+    return (None if reads is None else frozenset(reads)), tuple(sorted(bindings))
 
 
 def _held(module: types.ModuleType, survey: Survey, ours: set[int]) -> frozenset[str] | str:
@@ -116,7 +153,6 @@ def _held(module: types.ModuleType, survey: Survey, ours: set[int]) -> frozenset
     if not values:
         return frozenset()
     rebound = {(id(vars(sys.modules[other])), mine) for other, mine, _ in survey.bindings if other in sys.modules}
-    starred = {id(vars(sys.modules[other])) for other in survey.star if other in sys.modules}
     namespaces = {id(vars(m)) for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)}
     inner = _made_of([namespace[key] for key in values.values()], module, namespaces)
     if inner is None:
@@ -134,7 +170,7 @@ def _held(module: types.ModuleType, survey: Survey, ours: set[int]) -> frozenset
                 continue
             holds = [values[id(o)] for o in gc.get_referents(referrer) if id(o) in values]
             if id(referrer) in namespaces and isinstance(referrer, dict):
-                holds = [key for key in holds if not _rebound(referrer, namespace[key], rebound, starred)]
+                holds = [key for key in holds if not _rebound(referrer, namespace[key], rebound)]
             held.update(holds)
         del referrers, objects
     finally:
@@ -149,10 +185,9 @@ def _arguments(referrer: Any, objects: list[Any]) -> bool:
         a is b for a, b in zip(referrer, objects))
 
 
-def _rebound(namespace: dict, value: Any, rebound: set[tuple[int, str]], starred: set[int]) -> bool:
+def _rebound(namespace: dict, value: Any, rebound: set[tuple[int, str]]) -> bool:
     """Every name under which `namespace` holds `value` is one that the re-execution rebinds."""
-    names = [key for key, held in namespace.items() if held is value]
-    return all((id(namespace), key) in rebound or id(namespace) in starred for key in names)
+    return all((id(namespace), key) in rebound for key, held in namespace.items() if held is value)
 
 
 def _referential(value: Any) -> bool:
@@ -222,19 +257,6 @@ def reexecute(survey: Survey, path: str, source: str) -> None:
             if theirs not in namespace:
                 raise NeedsFreshImport(f"{other} imports {theirs}, which the mutant removes")
             target[mine] = namespace[theirs]
-    for other in survey.star:
-        _rebind_star(vars(sys.modules[other]), old, namespace, changed)
-
-
-def _rebind_star(target: dict, old: dict, new: dict, changed: set[str]) -> None:
-    before, after = _public(old), _public(new)
-    for key in changed & (before | after):
-        if key in before and target.get(key, _MISSING) is not old[key]:
-            continue  # the importing module bound the name to something else since
-        if key in after:
-            target[key] = new[key]
-        else:
-            target.pop(key, None)
 
 
 def _public(namespace: dict) -> set[str]:

@@ -113,6 +113,22 @@ def test_a_mutant_of_an_import_time_table_reaches_the_names_tests_took(modules: 
     assert test.pluralize("person") == "persons" and rules.pluralize("person") == "persons"
 
 
+def test_a_name_re_exported_by_a_package_is_rebound_where_it_went(modules: Path) -> None:
+    """`from .sizes import LIMIT` in a package's `__init__`, then `from pkg import LIMIT` in a
+    test module: both copies of the number take the mutant's value."""
+    (modules / "pkg").mkdir()
+    (modules / "pkg" / "__init__.py").write_text("from .sizes import LIMIT\n", encoding="utf-8")
+    (modules / "pkg" / "sizes.py").write_text("LIMIT = 10\n", encoding="utf-8")
+    (modules / "test_sizes.py").write_text("from pkg import LIMIT\n", encoding="utf-8")
+    test = importlib.import_module("test_sizes")
+    sizes = sys.modules["pkg.sizes"]
+    found = survey("pkg.sizes", sizes.__file__, str(modules))
+    assert found.refused is None
+    assert set(found.bindings) == {("pkg", "LIMIT", "LIMIT"), ("test_sizes", "LIMIT", "LIMIT")}
+    reexecute(found, sizes.__file__, "LIMIT = 11\n")
+    assert test.LIMIT == 11 and sys.modules["pkg"].LIMIT == 11
+
+
 def test_a_table_read_while_a_test_module_was_imported_must_come_out_equal(modules: Path) -> None:
     """Parameters built from the module's set at collection stay valid when the mutant leaves
     the set as it was, and send the mutant to a fresh import when it changes it."""
