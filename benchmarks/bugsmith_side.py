@@ -15,6 +15,7 @@ from clock import cpu_seconds
 from bugsmith import harness
 from bugsmith.harness.config import RunOptions, resolve
 from bugsmith.harness.executor import local_executor
+from bugsmith.harness.import_time import import_calls, parse_neighbours
 from bugsmith.harness.outcome import RunResult, Status
 
 _RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
@@ -38,6 +39,9 @@ class BugsmithResult:
     timeout_seconds: float  # recorded time of timed-out mutants (their confirming re-run)
     median_mutant: float  # median worker time of a killed or survived mutant, seconds
     jobs: int
+    at_import: int = 0  # killed or survived mutants in code run at import (see `_at_import`)
+    import_median: float = 0.0  # their median worker time, seconds
+    function_median: float = 0.0  # that of the other killed or survived mutants
 
     @property
     def executed(self) -> int:
@@ -102,6 +106,9 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
     cpu = cpu_seconds() - cpu_before
     _check_imported_the_copy(result, options)
     statuses = Counter(outcome.status.value for outcome in result.outcomes)
+    at_import = _at_import(result, folder)
+    imported = [o.duration for o in result.outcomes
+                if o.status in (Status.KILLED, Status.SURVIVED) and o.mutant_id in at_import]
     return BugsmithResult(
         label=label,
         mutants=len(result.outcomes),
@@ -119,6 +126,10 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
         median_mutant=_median([o.duration for o in result.outcomes
                                if o.status in (Status.KILLED, Status.SURVIVED)]),
         jobs=jobs,
+        at_import=len(imported),
+        import_median=_median(imported),
+        function_median=_median([o.duration for o in result.outcomes if o.status in (Status.KILLED, Status.SURVIVED)
+                                 and o.mutant_id not in at_import]),
     )
 
 
@@ -140,6 +151,17 @@ def tests_time(result: RunResult) -> float:
         sum(duration.get(test, 0.0) for test in outcome.covered_by[: outcome.tests_run])
         for outcome in result.outcomes
     )
+
+
+def _at_import(result: RunResult, folder: Path) -> set[str]:
+    """Ids of the mutants in code run at import: module level, or a function that module-level
+    code (its own, or a test module's) calls, as the runner decides (harness.import_time; a
+    function only reached through others counts only when no test covers it, left out here)."""
+    trees = parse_neighbours(sorted(p for p in folder.rglob("*.py") if ".bugsmith" not in p.parts))
+    calls = {file: import_calls((folder / file).read_text(encoding="utf-8"),
+                                (tree for path, tree in trees.items() if path != folder / file))
+             for file in {mutant.file for mutant in result.mutants}}
+    return {mutant.id for mutant in result.mutants if calls[mutant.file].needs_fresh_import(mutant.function, True)}
 
 
 def _median(values: list[float]) -> float:

@@ -1,6 +1,6 @@
 """Speed of bugsmith against mutmut 3.8.1 on the same module and the same tests, in one run.
 
-    python benchmarks/compare_mutmut.py                   # auc and toolz, 2 jobs
+    python benchmarks/compare_mutmut.py                   # every target, 2 jobs
     python benchmarks/compare_mutmut.py --target auc --corpus --json out.json
 
 For each target it stages a fresh copy (a package and its tests, configured for both tools),
@@ -130,6 +130,12 @@ def _phases(result: BugsmithResult) -> None:
         "and beyond every test run")
     per_cpu = (result.cpu - result.tests_time) / result.mutants if result.mutants else 0.0
     say(f"  cpu per mutant beyond every test run, whole run included: {per_cpu * 1000:.0f} ms")
+    if result.at_import:
+        run = result.executed - result.statuses.get("timeout", 0) - result.statuses.get("error", 0)
+        ratio = result.import_median / result.function_median if result.function_median else 0.0
+        say(f"  code run at import: {result.at_import} of {run} killed or survived mutants "
+            f"({100 * result.at_import / max(run, 1):.0f} %), median {result.import_median * 1000:.0f} ms "
+            f"against {result.function_median * 1000:.0f} ms for the others ({ratio:.1f}x)")
 
 
 def _header() -> str:

@@ -120,6 +120,18 @@ def _stage_toolz(folder: Path) -> None:
         shutil.copy(sdist / "toolz" / "tests" / name, folder / "tests" / name)
 
 
+INFLECTION_VERSION = "0.5.1"
+
+
+def _stage_inflection(folder: Path) -> None:
+    """inflection's one module, whose rule tables are built at import by calling a function of
+    the module, with its one test file (455 parametrized tests) moved to tests/."""
+    sdist = fetch_sdist("inflection", INFLECTION_VERSION)
+    shutil.copytree(sdist / "inflection", folder / "inflection", ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "tests").mkdir()
+    shutil.copy(sdist / "test_inflection.py", folder / "tests" / "test_inflection.py")
+
+
 TARGETS: dict[str, Target] = {
     "auc": Target(
         name="auc",
@@ -136,6 +148,15 @@ TARGETS: dict[str, Target] = {
         modules=("toolz/itertoolz.py", "toolz/dicttoolz.py"),
         tests="tests",
         stage=_stage_toolz,
+    ),
+    "inflection": Target(
+        name="inflection",
+        description=f"inflection {INFLECTION_VERSION} from PyPI: much code run at import (rule tables "
+                    "built by a function of the module; 455 parametrized tests in one file)",
+        package="inflection",
+        modules=("inflection/__init__.py",),
+        tests="tests",
+        stage=_stage_inflection,
     ),
 }
 

@@ -6,7 +6,8 @@ Two ways, both without writing a file:
   that already holds the function, tests that did `from mod import f` included, now runs the
   mutant. This is the fast path for every site inside a function body.
 - import hook: for sites that run at import time (module level, defaults, decorators), a
-  meta-path finder serves the mutated source to a fresh interpreter's first import.
+  meta-path finder serves the mutated source to a fresh interpreter's first import, where
+  harness.child.reexec cannot run the mutated module again in the worker's fork instead.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO, Protocol
 import coverage
 import pytest
 
-from bugsmith.harness.child import coverage_run, reaper
+from bugsmith.harness.child import coverage_run, reaper, reexec
 from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
@@ -94,6 +94,7 @@ class ForkServer(CollectErrors):
         self.coverage: coverage.Coverage | None = None
         self.startup = 0.0  # seconds from this process's start to collected tests
         self.own: frozenset[int] = frozenset()  # processes of this worker's own, spared by the reaper
+        self.surveys: dict[str, reexec.Survey] = {}  # by module: can its import-time mutants run here
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -116,6 +117,10 @@ class ForkServer(CollectErrors):
     def run(self, job: Job) -> Verdict:
         if isinstance(job.task, CoverageTask) and self.coverage is None:
             self.coverage = coverage_run.ready_coverage(self.setup)  # once here, not in every child
+        if job.function is None and job.source and not job.extra and job.module not in self.surveys:
+            # Once per module, here and not in each child: the answer outlives the fork.
+            self.surveys[job.module] = reexec.survey(job.module, job.path, self.setup.root,
+                                                          ours=self.index.values())
         read_end, write_end = os.pipe()
         started = time.monotonic()
         me = os.getpid()
@@ -162,13 +167,15 @@ class ForkServer(CollectErrors):
             findings = handler(job.task)(job.task, self.index, job.patches)
             send(out, Verdict(mutant_id=job.mutant_id, findings=findings))
             return
+        collect_limit = COLLECT_FACTOR * self.startup + COLLECT_BASE
         try:
             for patch in job.patches:
                 swap(self.index, patch.path, patch.function, patch.source, patch.unit)
         except NeedsFreshImport:
-            send(out, Note(extend=FRESH_IMPORT_ALLOWANCE))
-            send(out, run_fresh(self.setup, job, collect_limit=COLLECT_FACTOR * self.startup + COLLECT_BASE))
-            return
+            if not self._reexecute(job, out, collect_limit):
+                send(out, Note(extend=FRESH_IMPORT_ALLOWANCE))
+                send(out, run_fresh(self.setup, job, collect_limit=collect_limit))
+                return
         except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
             send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
             return
@@ -186,6 +193,23 @@ class ForkServer(CollectErrors):
             if result.outcome == "failed" and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
+
+    def _reexecute(self, job: Job, out: BinaryIO, collect_limit: float) -> bool:
+        """Run the mutated module again in place (harness.child.reexec): True when this process
+        now stands for a fresh import of the mutant and its collection. The import gets the
+        time a fresh interpreter would (`collect_limit`), then the tests their own limits."""
+        survey = self.surveys.get(job.module)
+        if survey is None or survey.refused is not None:
+            return False
+        send(out, Note(extend=collect_limit))
+        started = time.monotonic()
+        try:
+            reexec.reexecute(survey, job.path, job.source)
+        except BaseException:  # noqa: BLE001 - a fresh interpreter says what the mutant does to an import
+            return False
+        finally:
+            send(out, Note(extend=-max(0.0, collect_limit - (time.monotonic() - started))))
+        return True
 
     def _crashed(self, job: Job, fd: int, error: BaseException) -> None:  # pragma: no cover - child
         """Log the traceback (the worker's log) and report the error, with the tests' results so
