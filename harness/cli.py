@@ -327,7 +327,8 @@ def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
                               silent_only=silent_only, seed=seed)
     return options, build_exercises(options, root=root, jobs=jobs,
-                                    progress=_exercise_progress(sys.stderr.isatty()))
+                                    progress=_exercise_progress(sys.stderr.isatty()),
+                                    notice=lambda text: click.echo(f"\nbugsmith: warning: {text}", err=True))
 
 
 def _exercise_progress(interactive: bool):
