@@ -9,12 +9,13 @@ what silent ones cannot. Full runs are cached in the store, so a rebuild re-runs
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -180,8 +181,24 @@ class _ProblemBuilder:
         self.window_start = 0
         self.repeats: int | None = None  # the sequence's length when this seed wrapped around it
         self.shortfall = _shortfall(0, 0, len(candidates))
+        self.on_batch: Callable[[int, int], None] | None = None
 
     def build(self, quota: int) -> list[Exercise]:
+        with self._session():
+            chosen = self._chosen(quota)
+            return [self._exercise(evidence) for evidence in chosen]
+
+    def validate_all(self, seen: Callable[[int, int], None] | None = None) -> tuple[list[Evidence], list[Evidence]]:
+        """Every candidate validated alone (cached runs): the silent and the loud single bugs.
+        `seen` is told how many candidates have run against the visible tests, of how many."""
+        self.on_batch = seen
+        with self._session():
+            self._singles(len(self.candidates))
+        return list(self.silent), list(self.loud)
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[None]:
+        """Workers and the store, for as long as the builder validates."""
         with Evaluator(self.run_options) as ev:
             self.ev = ev
             self.all_tests = tuple(sorted(ev.tests))
@@ -192,10 +209,9 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
-                chosen = self._chosen(quota)
+                yield
             finally:
                 store.close()
-        return [self._exercise(evidence) for evidence in chosen]
 
     def _chosen(self, quota: int) -> list[Evidence]:
         """This seed's window of the problem's sequence of single bugs (or K-bug groups)."""
@@ -253,6 +269,8 @@ class _ProblemBuilder:
                 quiet, noisy = self._with_symptom(batch)
                 self.quiet.extend(quiet)
                 self.noisy.extend(noisy)
+                if self.on_batch:
+                    self.on_batch(self.seen, len(self.candidates))
             else:
                 break
             self._report(len(self.silent) // self.options.bugs)

@@ -9,6 +9,7 @@ from typing import Any
 from bugsmith.harness.exercises.grading import Grade
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.scoring import SuiteScore
+from bugsmith.harness.exercises.stats import ProblemPool
 
 
 def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:
@@ -133,4 +134,16 @@ def score_text(score: SuiteScore) -> str:
             if survivor.suggested_test:
                 lines.append("      a test that catches it:")
                 lines.extend("        " + line for line in survivor.suggested_test.splitlines())
+    return "\n".join(lines)
+
+
+def pool_text(pools: Sequence[ProblemPool]) -> str:
+    """`bugsmith exercises --stats`: candidates and validated bugs per problem and family."""
+    lines = [f"{'problem':<17} {'family':<11} {'candidates':>10} {'silent':>7} {'loud':>5}"]
+    for pool in pools:
+        for part in pool.families:
+            lines.append(f"{pool.problem:<17} {part.family:<11} {part.candidates:>10} {part.silent:>7} {part.loud:>5}")
+        lines.append(f"{pool.problem:<17} {'all':<11} {pool.candidates:>10} {pool.silent:>7} {pool.loud:>5}")
+    lines.append("candidates: eligible edits without a machine's trace; silent, loud: validated single bugs"
+                 " (each fails a visible test; silent ones only by wrong answers)")
     return "\n".join(lines)
