@@ -98,3 +98,26 @@ def test_bugs_in_too_few_functions_are_named_as_the_reason():
     made = builder(pool, spoils=set(), bugs=2)
     assert made._chosen(1) == []
     assert made.shortfall.endswith("the validated bugs lie in 1 functions, 2 needed")
+
+
+def test_a_seed_that_repeats_exercises_is_told_with_the_problem(monkeypatch, tmp_path):
+    """The library never prints: the notice callback hears which problem ran out, and how far."""
+    from bugsmith.harness.exercises import selection
+
+    class Wrapped:
+        def __init__(self, problem, options, *rest):
+            self.repeats, self.shortfall = 4, ""
+
+        def build(self, quota):
+            return []
+
+    monkeypatch.setattr(selection, "_ProblemBuilder", Wrapped)
+    monkeypatch.setattr(selection, "load_problems", lambda root: {"auc": None})
+    heard: list[str] = []
+    try:
+        selection.build_exercises(ExerciseOptions(problems=("auc",), count=1, seed=6), root=tmp_path,
+                                  notice=heard.append)
+    except selection.ExerciseError:
+        pass  # the fake builds nothing
+    assert heard == ["auc: the pool is exhausted (4 distinct exercises with these options for seeds 0 to 3);"
+                     " seed 6 repeats exercises of lower seeds"]
