@@ -231,7 +231,7 @@ class _ProblemBuilder:
         """The first `wanted` K-bug groups, from a pool of validated single bugs that doubles until
         they are formed or the problem has no candidate left: bugs that mask each other, or a
         silent pair that turns loud, must not end a build that a bigger pool would finish."""
-        size = wanted * self.options.bugs * 2
+        size = (wanted + 1) * self.options.bugs  # one group to spare; more only when groups spoil
         while True:
             singles = self._singles(size)
             self._group(singles, wanted)
