@@ -327,7 +327,24 @@ def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
                               silent_only=silent_only, seed=seed)
     return options, build_exercises(options, root=root, jobs=jobs,
-                                    progress=_exercise_progress(sys.stderr.isatty()))
+                                    progress=_exercise_progress(sys.stderr.isatty()),
+                                    notice=lambda text: click.echo(f"\nbugsmith: warning: {text}", err=True))
+
+
+def _pool_stats(root, problems, families, jobs) -> None:
+    from bugsmith.harness.exercises import ExerciseOptions
+    from bugsmith.harness.exercises.stats import pool_stats
+    from bugsmith.harness.exercises.summary import pool_text
+
+    click.echo("bugsmith: validating every candidate edit (cached: the first time takes minutes)", err=True)
+    interactive = sys.stderr.isatty()
+    pools = pool_stats(ExerciseOptions(problems=tuple(problems), families=tuple(families)), root=root, jobs=jobs,
+                       seen=lambda problem, done, total: click.echo(
+                           f"{chr(13) if interactive else 'bugsmith: '}{problem}: {done}/{total} candidates run",
+                           nl=not interactive, err=True))
+    if interactive:
+        click.echo(err=True)
+    click.echo(pool_text(pools))
 
 
 def _exercise_progress(interactive: bool):
@@ -343,7 +360,10 @@ def _exercise_progress(interactive: bool):
 @_selection
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: generated/exercises/).")
-def exercises(problems, count, bugs, families, silent_only, seed, jobs, project, out) -> None:
+@click.option("--stats", is_flag=True,
+              help="Print each problem's pool per family (candidates, validated silent and loud bugs)"
+                   " instead of building; validates every candidate once (cached).")
+def exercises(problems, count, bugs, families, silent_only, seed, jobs, project, out, stats) -> None:
     """Build validated debug exercises from the reference problems or a project's
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
@@ -352,6 +372,9 @@ def exercises(problems, count, bugs, families, silent_only, seed, jobs, project,
     from bugsmith.harness.exercises.summary import exercises_text
 
     root = exercise_root(project, Path.cwd())
+    if stats:
+        _pool_stats(root, problems, families, jobs)
+        return
     options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
     for path in save_exercises(built, out or default_output(root, "exercises"), root=root, options=options):
         click.echo(f"wrote {path}")

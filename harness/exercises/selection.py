@@ -9,13 +9,13 @@ what silent ones cannot. Full runs are cached in the store, so a rebuild re-runs
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import itertools
 import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
+from bugsmith.harness.exercises.pool import next_group, window
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.exercises.traces import machine_trace
@@ -40,7 +41,8 @@ from bugsmith.mutators.mutant import Family, Mutant
 CACHE_KIND = "exercise-verdict"
 VISIBLE_KIND = "exercise-visible-verdict"
 MAX_DELETED_LINES = 3
-GROUP_TRIES = 6  # K-bug groups validated per exercise wanted before a problem gives up
+BATCH = 12  # candidates run against the visible tests at a time: cheap runs, a wide batch
+CHUNK = 4  # candidates run against every test at a time: enough to keep the workers busy
 MESSAGE_LINES = 8
 Progress = Callable[[str, int, int], None]  # problem, exercises found, exercises wanted
 
@@ -99,8 +101,13 @@ def _interleave(queues: Sequence[Sequence[Mutant]]) -> list[Mutant]:
 
 
 def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs: int | None = None,
-                    progress: Progress | None = None) -> tuple[Exercise, ...]:
-    """Validated exercises as `options` ask, spread evenly over the problems; same seed, same result."""
+                    progress: Progress | None = None, notice: Callable[[str], None] | None = None,
+                    ) -> tuple[Exercise, ...]:
+    """Validated exercises as `options` ask, spread evenly over the problems; same seed, same result.
+
+    Seeds 0, 1, 2, ... get disjoint exercises per problem until its pool runs out; `notice` is
+    told, naming the problem, when a seed has to repeat exercises a lower seed handed out.
+    """
     root = (root or config.builtin_root()).resolve()
     known = load_problems(root)
     problems = list(options.problems) or list(known)
@@ -119,6 +126,10 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
             builder = _ProblemBuilder(known[problem], options, mutators, jobs, progress)
             built = builder.build(quotas[problem])
             found.extend(built)
+            if builder.repeats is not None and notice:
+                notice(f"{problem}: the pool is exhausted ({builder.repeats} distinct exercises with these"
+                       f" options for seeds 0 to {max(0, builder.repeats // quotas[problem] - 1)});"
+                       f" seed {options.seed} repeats exercises of lower seeds")
             if len(built) < quotas[problem]:
                 short.append(f"{problem} {len(built)} of {quotas[problem]} ({builder.shortfall})")
     if short:
@@ -150,11 +161,44 @@ class _ProblemBuilder:
         candidates = [m for m in enumeration.mutants
                       if eligible(m) and m.function not in at_import.get(m.file, ())
                       and machine_trace(m, texts[m.file]) is None]
-        self.candidates = ordered(candidates, random.Random(f"{options.seed}:{problem.name}"))
-        self.tried = 0  # K-bug groups validated together
-        self.shortfall = _shortfall(0, 0, len(self.candidates))
+        # One order per problem, whatever the seed: seeds take windows of it (harness.exercises.pool).
+        self._start(ordered(candidates, random.Random(f"pool:{problem.name}")))
+
+    def _start(self, candidates: list[Mutant]) -> None:
+        """Nothing validated yet of `candidates`, in pool order."""
+        self.candidates = candidates
+        self.rank = {m.id: i for i, m in enumerate(candidates)}
+        self.seen = 0  # candidates run against the visible tests
+        self.quiet: list[Mutant] = []  # silent on the visible tests, not yet run against all
+        self.noisy: list[Mutant] = []  # loud somewhere, not yet validated as loud bugs
+        self.silent: list[Evidence] = []
+        self.loud: list[Evidence] = []
+        self.groups: list[Evidence] = []
+        self.used: set[str] = set()
+        self.tried: set[frozenset[str]] = set()
+        self.spoiled: Counter[str] = Counter()
+        self.quota = 0
+        self.window_start = 0
+        self.repeats: int | None = None  # the sequence's length when this seed wrapped around it
+        self.shortfall = _shortfall(0, 0, len(candidates))
+        self.on_batch: Callable[[int, int], None] | None = None
 
     def build(self, quota: int) -> list[Exercise]:
+        with self._session():
+            chosen = self._chosen(quota)
+            return [self._exercise(evidence) for evidence in chosen]
+
+    def validate_all(self, seen: Callable[[int, int], None] | None = None) -> tuple[list[Evidence], list[Evidence]]:
+        """Every candidate validated alone (cached runs): the silent and the loud single bugs.
+        `seen` is told how many candidates have run against the visible tests, of how many."""
+        self.on_batch = seen
+        with self._session():
+            self._singles(len(self.candidates))
+        return list(self.silent), list(self.loud)
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[None]:
+        """Workers and the store, for as long as the builder validates."""
         with Evaluator(self.run_options) as ev:
             self.ev = ev
             self.all_tests = tuple(sorted(ev.tests))
@@ -165,28 +209,35 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
-                if self.options.bugs == 1:
-                    singles = self._singles(quota, quota)
-                    chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in singles[:quota]]
-                else:
-                    chosen = self._multi(quota)
+                yield
             finally:
                 store.close()
-        return [self._exercise(evidence) for evidence in chosen]
 
-    def _multi(self, quota: int) -> list[Evidence]:
-        """K-bug exercises from a pool of validated single bugs that doubles until the quota is
-        met or the problem has no candidate left: bugs that mask each other, or a silent pair
-        that turns loud, must not end a build that a bigger pool would finish."""
-        wanted = quota * self.options.bugs * 2
+    def _chosen(self, quota: int) -> list[Evidence]:
+        """This seed's window of the problem's sequence of single bugs (or K-bug groups)."""
+        self.quota = quota
+        self.window_start = self.options.seed * quota
+        if self.options.bugs == 1:
+            taken = window(self._singles, self.options.seed, quota)
+            chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in taken.items]
+        else:
+            taken = window(self._multi, self.options.seed, quota)
+            chosen = list(taken.items)
+        self.repeats = taken.total
+        self.shortfall = self._why_short()
+        return chosen
+
+    def _multi(self, wanted: int) -> list[Evidence]:
+        """The first `wanted` K-bug groups, from a pool of validated single bugs that doubles until
+        they are formed or the problem has no candidate left: bugs that mask each other, or a
+        silent pair that turns loud, must not end a build that a bigger pool would finish."""
+        size = (wanted + 1) * self.options.bugs  # one group to spare; more only when groups spoil
         while True:
-            singles = self._singles(wanted, quota)
-            chosen = self._groups(singles, quota)
-            if len(chosen) >= quota or len(singles) < wanted or wanted >= len(self.candidates):
-                self.shortfall = _shortfall(len(singles), self.tried, len(self.candidates))
-                return chosen
-            wanted *= 2
-
+            singles = self._singles(size)
+            self._group(singles, wanted)
+            if len(self.groups) >= wanted or len(singles) < size:
+                return self.groups[:wanted]
+            size *= 2
     def _check_test_files(self) -> None:
         """Every collected test is in a visible or held-back file, or a held-back one could leak."""
         known = {*self.spec.visible, *self.spec.hidden}
@@ -195,32 +246,41 @@ class _ProblemBuilder:
             raise ExerciseError(f"{self.problem}: pytest reports test {stray[0]!r} outside the problem's"
                                 " test files; pytest's rootdir must be the project root")
 
-    def _report(self, found: int, quota: int) -> None:
+    def _report(self, found: int) -> None:
         if self.progress:
-            self.progress(self.problem, min(found, quota), quota)
+            self.progress(self.problem, min(max(0, found - self.window_start), self.quota), self.quota)
 
-    def _singles(self, wanted: int, quota: int) -> list[Evidence]:
-        """Up to `wanted` validated single bugs, silent first; loud ones fill the rest."""
-        silent: list[Evidence] = []
-        loud_candidates: list[Mutant] = []
-        batch_size = max(12, 6 * wanted)  # visible runs are cheap; a wide batch gives variety
-        for start in range(0, len(self.candidates), batch_size):
-            batch = self.candidates[start:start + batch_size]
-            quiet, noisy = self._with_symptom(batch)
-            loud_candidates.extend(noisy)
-            taken = [e.mutants[0] for e in silent]
-            for evidence in self._validate([[m] for m in _diverse(quiet, taken)[:wanted - len(silent)]]):
-                if evidence.silent:
-                    silent.append(evidence)
-                else:  # silent on the visible tests, loud on a held-back one
-                    loud_candidates.append(evidence.mutants[0])
-            self._report(len(silent) // self.options.bugs, quota)
-            if len(silent) >= wanted:
-                return silent[:wanted]
-        if self.options.silent_only:
-            return silent
-        loud = self._validate([[m] for m in loud_candidates[:2 * (wanted - len(silent))]])
-        return silent + [e for e in loud if not e.silent][:wanted - len(silent)]
+    def _singles(self, wanted: int) -> list[Evidence]:
+        """The first `wanted` validated single bugs in pool order: silent ones, then, once every
+        candidate has been tried and unless --silent-only, loud ones."""
+        while len(self.silent) < wanted:
+            if self.quiet:  # silent on the visible tests: a full run tells silent from loud
+                chunk, self.quiet = self.quiet[:max(CHUNK, wanted - len(self.silent))], \
+                    self.quiet[max(CHUNK, wanted - len(self.silent)):]
+                for evidence in self._validate([[m] for m in chunk]):
+                    if evidence.silent:
+                        self.silent.append(evidence)
+                    else:  # loud on a held-back test
+                        self.noisy.append(evidence.mutants[0])
+                self.silent.sort(key=lambda e: self.rank[e.mutants[0].id])
+            elif self.seen < len(self.candidates):
+                batch = self.candidates[self.seen:self.seen + max(BATCH, 2 * wanted)]
+                self.seen += len(batch)
+                quiet, noisy = self._with_symptom(batch)
+                self.quiet.extend(quiet)
+                self.noisy.extend(noisy)
+                if self.on_batch:
+                    self.on_batch(self.seen, len(self.candidates))
+            else:
+                break
+            self._report(len(self.silent) // self.options.bugs)
+        if len(self.silent) >= wanted or self.options.silent_only:
+            return self.silent[:wanted]
+        self.noisy.sort(key=lambda m: self.rank[m.id])
+        while len(self.silent) + len(self.loud) < wanted and self.noisy:
+            chunk, self.noisy = self.noisy[:CHUNK], self.noisy[CHUNK:]
+            self.loud.extend(e for e in self._validate([[m] for m in chunk]) if not e.silent)
+        return (self.silent + self.loud)[:wanted]
 
     def _with_symptom(self, batch: Sequence[Mutant]) -> tuple[list[Mutant], list[Mutant]]:
         """The mutants that fail a visible test, split by how they fail it (silent, loud)."""
@@ -279,34 +339,41 @@ class _ProblemBuilder:
                         pass_to_pass=passed, symptoms=symptoms,
                         silent=all(failure_kind(r) == Failure.SILENT for r in failed.values()))
 
-    def _groups(self, singles: Sequence[Evidence], quota: int) -> list[Evidence]:
-        """K validated bugs in K different functions, validated again together.
+    def _group(self, singles: Sequence[Evidence], wanted: int) -> None:
+        """Forms K-bug groups of bugs in K different functions, validated again together, until
+        `wanted` are formed or `singles` has no untried group left.
 
-        Groups are tried in pool order; a group that fails together (its bugs mask each other,
-        or two silent bugs fail loudly together) frees its members for other groups, and a
-        member that spoiled two groups is dropped.
+        Groups are tried in pool order (`pool.next_group`); a group that fails together (its
+        bugs mask each other, or two silent bugs fail loudly together) frees its members for
+        other groups, and a member that spoiled two groups is dropped, so at most 3n/K groups
+        are ever validated for n single bugs.
         """
-        pool = [e.mutants[0] for e in singles]
         alone = {e.mutants[0].id: e.fail_to_pass for e in singles}
-        chosen: list[Evidence] = []
-        used: set[str] = set()
-        tried: set[frozenset[str]] = set()
-        spoiled: Counter[str] = Counter()
-        while len(chosen) < quota and len(tried) < GROUP_TRIES * quota:
-            group = _next_group([m for m in pool if m.id not in used and spoiled[m.id] < 2],
-                                self.options.bugs, tried)
+        pool = [e.mutants[0] for e in singles]
+        while len(self.groups) < wanted:
+            group = next_group([m for m in pool if m.id not in self.used and self.spoiled[m.id] < 2],
+                               self.options.bugs, self.tried)
             if group is None:
-                break
-            tried.add(frozenset(m.id for m in group))
+                return
+            self.tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
             if validated and (validated[0].silent or not self.options.silent_only):
-                chosen.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
-                used.update(m.id for m in group)
+                self.groups.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
+                self.used.update(m.id for m in group)
             else:
-                spoiled.update(m.id for m in group)
-            self._report(len(chosen), quota)
-        self.tried += len(tried)
-        return chosen
+                self.spoiled.update(m.id for m in group)
+            self._report(len(self.groups))
+
+    def _why_short(self) -> str:
+        """What was tried, and why a problem gave fewer exercises than asked, if it did."""
+        singles = self.silent + self.loud
+        functions = {(e.mutants[0].file, e.mutants[0].function) for e in singles}
+        told = _shortfall(len(singles), len(self.tried), len(self.candidates))
+        if self.options.bugs > 1 and len(functions) < self.options.bugs:
+            return f"{told}: the validated bugs lie in {len(functions)} functions, {self.options.bugs} needed"
+        if not self.candidates:
+            return f"{told}: no candidate edit with these families"
+        return told
 
     def _exercise(self, evidence: Evidence) -> Exercise:
         by_file: dict[str, list[Mutant]] = defaultdict(list)
@@ -328,33 +395,8 @@ class _ProblemBuilder:
         )
 
 
-def _next_group(free: Sequence[Mutant], size: int, tried: set[frozenset[str]]) -> list[Mutant] | None:
-    """The first combination of `size` mutants of `free`, in order, each in its own function,
-    not tried before."""
-    for group in itertools.combinations(free, size):
-        places = {(m.file, m.function) for m in group}
-        if len(places) == size and frozenset(m.id for m in group) not in tried:
-            return list(group)
-    return None
-
-
 def _shortfall(singles: int, groups: int, candidates: int) -> str:
     return f"{singles} single bugs validated, {groups} groups tried, of {candidates} candidate edits"
-
-
-def _diverse(mutants: Sequence[Mutant], taken: Sequence[Mutant]) -> list[Mutant]:
-    """`mutants` reordered greedily: each next one has the least-taken operator, then family."""
-    operators = Counter(m.operator for m in taken)
-    families = Counter(m.family for m in taken)
-    left = list(mutants)
-    result = []
-    while left:
-        best = min(left, key=lambda m: (operators[m.operator], families[m.family]))  # first on ties
-        left.remove(best)
-        result.append(best)
-        operators[best.operator] += 1
-        families[best.family] += 1
-    return result
 
 
 def _failed(verdict: Verdict) -> dict[str, TestResult] | None:

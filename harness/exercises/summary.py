@@ -9,6 +9,7 @@ from typing import Any
 from bugsmith.harness.exercises.grading import Grade
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.scoring import SuiteScore
+from bugsmith.harness.exercises.stats import ProblemPool
 
 
 def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:
@@ -173,3 +174,15 @@ def _ranges(numbers: list[int]) -> str:
         else:
             runs.append([number])
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)
+
+
+def pool_text(pools: Sequence[ProblemPool]) -> str:
+    """`bugsmith exercises --stats`: candidates and validated bugs per problem and family."""
+    lines = [f"{'problem':<17} {'family':<11} {'candidates':>10} {'silent':>7} {'loud':>5}"]
+    for pool in pools:
+        for part in pool.families:
+            lines.append(f"{pool.problem:<17} {part.family:<11} {part.candidates:>10} {part.silent:>7} {part.loud:>5}")
+        lines.append(f"{pool.problem:<17} {'all':<11} {pool.candidates:>10} {pool.silent:>7} {pool.loud:>5}")
+    lines.append("candidates: eligible edits without a machine's trace; silent, loud: validated single bugs"
+                 " (each fails a visible test; silent ones only by wrong answers)")
+    return "\n".join(lines)

@@ -5,9 +5,13 @@ kinds of edit read as generated once the handout is open, and a candidate who sp
 has found the bug without debugging:
 
 - a statement deleted where the block needed one, so a lone `pass` stands in its place
-  (`if array.ndim == 2: pass`);
-- a returned value replaced by a bare `return None`, or a guard's `return False` by
-  `return True`, which turns a check into a no-op nobody types on purpose;
+  (`if array.ndim == 2: pass`, or a loop whose guard was removed: `for c in cols: pass`);
+- a returned value replaced by a bare `return None`, a computed check by a constant
+  `return True` / `return False` (a predicate that ignores its inputs), or a guard's
+  `return False` by `return True`: each turns a check into a no-op nobody types on purpose;
+- a peek left dangling before a pop: `entry = queue[0]` followed at once by a bare
+  `queue.popleft()` (someone writing that order types `entry = queue.popleft()`), which a
+  check moved after the removal leaves behind;
 - one half of a parallel pair changed (`(n_left >= k) & (n_right >= k)` becoming
   `(n_left > k) & (n_right >= k)`): people write such pairs by copying one half, so they
   stay symmetric, and the asymmetry points at the bug.
@@ -25,19 +29,90 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 from bugsmith.mutators.mutant import Mutant
 
 _PARALLEL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
+_CONSTANT_CHECKS = ("return True", "return False")
 
 
 def machine_trace(mutant: Mutant, source: str) -> str | None:
     """Why `mutant`'s edit reads as generated in `source` (its original file), or None."""
     before, after = _edited_lines(mutant, source)
-    if after == "pass" and before != "pass":
+    if (after == "pass" or mutant.mutated.strip() == "pass") and before != "pass":
         return "a statement deleted leaves a lone `pass`"
     if after == "return None" and before != "return None":
         return "a returned value replaced by a bare `return None`"
+    if after in _CONSTANT_CHECKS and before.startswith("return ") and before not in _CONSTANT_CHECKS:
+        return "a computed check replaced by a constant"
     if before == "return False" and after == "return True" and _in_a_guard(source, mutant.span.line - 1):
         return "a guard's `return False` turned into `return True`"
     if _breaks_a_parallel_pair(mutant, source):
         return "one half of a parallel pair changed"
+    if ".pop" in source and _dangling_peeks(_mutated_source(mutant, source)) > _dangling_peeks(source):
+        return "a peek left dangling before a pop"
+    return None
+
+
+def _mutated_source(mutant: Mutant, source: str) -> str:
+    start, end = mutant.span.offsets(source)
+    return source[:start] + mutant.mutated + source[end:]
+
+
+@functools.lru_cache(maxsize=16)
+def _dangling_peeks(source: str) -> int:
+    """How many statements `x = r[0]` (or `r[-1]`) are followed at once by a bare `r.popleft()`
+    (or `r.pop()`, `r.pop(0)`) on the same `r`."""
+    try:
+        module = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return 0
+    code = module.code_for_node
+    found = 0
+    for body in _bodies(module):
+        for first, second in zip(body, body[1:]):
+            peeked, popped = _peeked(first), _popped(second)
+            if peeked is not None and popped is not None and code(peeked) == code(popped):
+                found += 1
+    return found
+
+
+def _bodies(module: cst.Module) -> list[list[cst.BaseStatement]]:
+    """Every statement block of `module`, as lists of simple statement lines' first statements."""
+    blocks: list[list[cst.BaseStatement]] = []
+
+    class Blocks(cst.CSTVisitor):
+        def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+            blocks.append(list(node.body))
+
+        def visit_Module(self, node: cst.Module) -> None:
+            blocks.append(list(node.body))
+
+    module.visit(Blocks())
+    return blocks
+
+
+def _only(statement: cst.BaseStatement) -> cst.BaseSmallStatement | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def _peeked(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    """`r` of `x = r[0]` or `x = r[-1]`."""
+    small = _only(statement)
+    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Subscript) \
+            and len(small.value.slice) == 1:
+        index = small.value.slice[0].slice
+        text = cst.Module([]).code_for_node(index).strip() if isinstance(index, cst.Index) else ""
+        if text in ("0", "-1"):
+            return small.value.value
+    return None
+
+
+def _popped(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    """`r` of a bare `r.popleft()`, `r.pop()` or `r.pop(0)`."""
+    small = _only(statement)
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+            and isinstance(small.value.func, cst.Attribute) \
+            and small.value.func.attr.value in ("pop", "popleft") and len(small.value.args) <= 1:
+        return small.value.func.value
     return None
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from bugsmith.harness.exercises.pool import next_group
 from bugsmith.harness.exercises.records import ExerciseOptions
-from bugsmith.harness.exercises.selection import Evidence, _next_group, _ProblemBuilder
+from bugsmith.harness.exercises.selection import Evidence, _ProblemBuilder
 from tests.exercises.test_difficulty_and_order import mutant
 
 
@@ -15,15 +16,14 @@ def single(ident: str, function: str) -> Evidence:
                     pass_to_pass=(), symptoms=(), silent=True)
 
 
-def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2) -> _ProblemBuilder:
+def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0) -> _ProblemBuilder:
     """A builder whose full runs validate any group without a member of `spoils` (bugs that mask
     the others), and whose single bugs are the first `wanted` of `pool`."""
     made = object.__new__(_ProblemBuilder)
-    made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs)
+    made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs, seed=seed)
     made.progress = None
     made.problem = "p"
-    made.candidates = [e.mutants[0] for e in pool]
-    made.tried = 0
+    made._start([e.mutants[0] for e in pool])
     made.validated = []
 
     def validate(groups):
@@ -31,24 +31,40 @@ def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2) -> _ProblemBu
         return [dataclasses.replace(pool[0], mutants=tuple(group)) for group in groups
                 if not spoils & {m.id for m in group}]
 
+    def singles(wanted):
+        made.silent = pool[:wanted]
+        return made.silent
+
     made._validate = validate
-    made._singles = lambda wanted, quota: pool[:wanted]
+    made._singles = singles
     return made
+
+
+def ids(chosen: list[Evidence]) -> list[list[str]]:
+    return [sorted(m.id for m in e.mutants) for e in chosen]
 
 
 def test_next_group_takes_each_function_once_and_skips_tried_groups():
     a, b, c = (dataclasses.replace(mutant(i), function=f) for i, f in (("a", "f"), ("b", "f"), ("c", "g")))
-    assert _next_group([a, b, c], 2, set()) == [a, c]
-    assert _next_group([a, b, c], 2, {frozenset({"a", "c"})}) == [b, c]
-    assert _next_group([a, b, c], 3, set()) is None
+    assert next_group([a, b, c], 2, set()) == [a, c]
+    assert next_group([a, b, c], 2, {frozenset({"a", "c"})}) == [b, c]
+    assert next_group([a, b, c], 3, set()) is None
+
+
+def test_groups_of_a_prefix_come_before_any_group_that_needs_a_later_bug():
+    """Growing the pool at its end never changes the groups formed from its start: (a, d) is
+    lexicographically first but needs d, so (b, c) comes first."""
+    a, b, c, d = (dataclasses.replace(mutant(i), function=f) for i, f in
+                  (("a", "f"), ("b", "g"), ("c", "h"), ("d", "k")))
+    assert next_group([a, b, c, d], 2, {frozenset("ab"), frozenset("ac")}) == [b, c]
 
 
 def test_a_bug_that_spoils_its_groups_is_dropped_not_the_quota():
     """`a` masks every bug it is paired with: the old greedy pairing burnt a and b and stopped."""
     pool = [single(i, f"f{i}") for i in "abcde"]
     made = builder(pool, spoils={"a"})
-    chosen = made._groups(pool, 2)
-    assert [sorted(m.id for m in e.mutants) for e in chosen] == [["b", "c"], ["d", "e"]]
+    made._group(pool, 2)
+    assert ids(made.groups) == [["b", "c"], ["d", "e"]]
     assert sum("a" in {m.id for m in g} for g in made.validated) == 2  # dropped after two spoiled groups
 
 
@@ -61,8 +77,47 @@ def test_the_pool_grows_until_the_quota_is_met():
     assert all(not {"a", "b", "c", "d", "e", "f"} & {m.id for m in e.mutants} for e in chosen)
 
 
+def test_seeds_take_disjoint_groups_until_the_pool_is_exhausted():
+    """Seeds 0-3 of a pool of 8 bugs in 8 functions: four disjoint pairs; seed 4 wraps around."""
+    pool = [single(i, f"f{i}") for i in "abcdefgh"]
+    chosen = [ids(builder(pool, spoils=set(), seed=seed)._chosen(1)) for seed in range(4)]
+    assert sorted(sum(chosen, [])) == [["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]]
+    last = builder(pool, spoils=set(), seed=4)
+    assert ids(last._chosen(1)) == chosen[0] and last.repeats == 4
+
+
 def test_a_problem_that_cannot_meet_its_quota_says_why():
     pool = [single(i, f"f{i}") for i in "abc"]
     made = builder(pool, spoils={"a", "b", "c"})
-    assert made._multi(1) == []
+    assert made._chosen(1) == []
     assert made.shortfall == "3 single bugs validated, 3 groups tried, of 3 candidate edits"
+
+
+def test_bugs_in_too_few_functions_are_named_as_the_reason():
+    pool = [single(i, "f") for i in "abc"]
+    made = builder(pool, spoils=set(), bugs=2)
+    assert made._chosen(1) == []
+    assert made.shortfall.endswith("the validated bugs lie in 1 functions, 2 needed")
+
+
+def test_a_seed_that_repeats_exercises_is_told_with_the_problem(monkeypatch, tmp_path):
+    """The library never prints: the notice callback hears which problem ran out, and how far."""
+    from bugsmith.harness.exercises import selection
+
+    class Wrapped:
+        def __init__(self, problem, options, *rest):
+            self.repeats, self.shortfall = 4, ""
+
+        def build(self, quota):
+            return []
+
+    monkeypatch.setattr(selection, "_ProblemBuilder", Wrapped)
+    monkeypatch.setattr(selection, "load_problems", lambda root: {"auc": None})
+    heard: list[str] = []
+    try:
+        selection.build_exercises(ExerciseOptions(problems=("auc",), count=1, seed=6), root=tmp_path,
+                                  notice=heard.append)
+    except selection.ExerciseError:
+        pass  # the fake builds nothing
+    assert heard == ["auc: the pool is exhausted (4 distinct exercises with these options for seeds 0 to 3);"
+                     " seed 6 repeats exercises of lower seeds"]

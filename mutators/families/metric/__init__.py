@@ -7,7 +7,7 @@ the wrong class count. Sites are found by numpy idioms (`np.diff`, `argsort`, `[
 and by the names every ROC implementation uses (tps/fps, tpr/fpr), never by our file names.
 """
 
-from bugsmith.mutators.families.metric.area import RectangleRule, TrapezoidToSum
+from bugsmith.mutators.families.metric.area import RectangleRule, StepAtWrongEnd, TrapezoidToSum
 from bugsmith.mutators.families.metric.class_roles import SwapCurveAxes, WrongClassCount
 from bugsmith.mutators.families.metric.origin import DropOrigin
 from bugsmith.mutators.families.metric.ranking import FlipSortOrder, OrdinalRanks, SplitTieGroups, UnstableSort
@@ -20,6 +20,7 @@ MUTATORS = (
     WrongClassCount,
     RectangleRule,
     TrapezoidToSum,
+    StepAtWrongEnd,
     SwapCurveAxes,
     DropOrigin,
 )

@@ -107,6 +107,54 @@ class RectangleRule(Mutator[cst.BinaryOperation]):
             yield Rewrite(replacement=in_place_of(halver, new, ctx), target=halver)
 
 
+def _steps(node: cst.BaseExpression) -> bool:
+    """Is `node` the width of each step: `np.diff(x)`, `x[1:] - x[:-1]` or `x[:-1] - x[1:]`?"""
+    if isinstance(node, cst.Call):
+        return callee(node) == "diff" and len(node.args) == 1
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Subtract):
+        return False
+    pairs = (("1", None, None, "-1"), (None, "-1", "1", None))
+    return any(_slice(node.left, a, b) and _slice(node.right, c, d) and node.left.value.deep_equals(node.right.value)
+               for a, b, c, d in pairs)
+
+
+class StepAtWrongEnd(Mutator[cst.BinaryOperation]):
+    """A step sum weighted at the other end of each step: `np.sum(np.diff(r) * p[:-1])` becomes
+    `p[1:]` (or the reverse).
+
+    Realistic: average precision and other step integrals weight each step by the height at one
+    of its ends; which end is a convention written from memory (left or right Riemann sum), and
+    both give a number of the same size, off wherever the curve moves.
+    """
+
+    name = "metric/step-wrong-end"
+    family = Family.METRIC
+    explanation = (
+        "`{original}` became `{mutated}`: each step is weighted by the height at its other end,"
+        " so the sum is a left Riemann sum where a right one was meant (or the reverse)"
+    )
+    matcher = m.BinaryOperation(operator=m.Multiply())
+    examples = (
+        Example(before="def ap(p, r):\n    return np.sum((r[:-1] - r[1:]) * p[:-1])\n",
+                after=("def ap(p, r):\n    return np.sum((r[:-1] - r[1:]) * p[1:])\n",)),
+        Example(before="def area(x, y):\n    return (y[1:] * np.diff(x)).sum()\n",
+                after=("def area(x, y):\n    return (y[:-1] * np.diff(x)).sum()\n",)),
+        # Not a step sum: no step widths, or the heights are the steps' own array sliced alike.
+        Example(before="def f(a, b, x):\n    return a[1:] * b[:-1], np.diff(x) * x, (x[1:] - x) * b[1:]\n",
+                after=()),
+    )
+
+    def mutate(self, node: cst.BinaryOperation, ctx: Context) -> Iterator[Rewrite]:
+        for steps, heights in ((node.left, node.right), (node.right, node.left)):
+            if not _steps(steps):
+                continue
+            for lower, upper, other in (("1", None, "[:-1]"), (None, "-1", "[1:]")):
+                if _slice(heights, lower, upper):
+                    moved = cst.parse_expression(f"x{other}")
+                    assert isinstance(moved, cst.Subscript)
+                    yield Rewrite(replacement=heights.with_changes(slice=moved.slice), target=heights)
+
+
 def _numpy_alias(ctx: Context) -> str | None:
     for statement in ctx.module.body:
         if not isinstance(statement, cst.SimpleStatementLine):

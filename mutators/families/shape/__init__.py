@@ -5,7 +5,7 @@ vector and silently becomes an (n, n) matrix, a reduction runs over the wrong ax
 returns numbers. Each mutator matches a call or indexing pattern, never a file or a name of ours.
 """
 
-from bugsmith.mutators.families.shape.axes import DropKeepdims, SwapAxis
+from bugsmith.mutators.families.shape.axes import DropKeepdims, SwapAxis, TransposeEinsumOutput
 from bugsmith.mutators.families.shape.indexing import ColumnToRow, DropNewAxis
 from bugsmith.mutators.families.shape.reshaping import DropFlatten, DropSqueeze, SqueezeAllAxes, TransposeReshape
 
@@ -16,6 +16,7 @@ MUTATORS = (
     TransposeReshape,
     DropKeepdims,
     SwapAxis,
+    TransposeEinsumOutput,
     DropNewAxis,
     ColumnToRow,
 )

@@ -176,3 +176,46 @@ def _other_axis(value: cst.BaseExpression) -> cst.BaseExpression | None:
         other = "columns" if value.raw_value in ("index", "rows") else "index"
         return with_text(value, other)
     return None
+
+
+class TransposeEinsumOutput(Mutator[cst.Call]):
+    """`np.einsum("...qd,...kd->...qk", q, k)` becomes `"...qd,...kd->...kq"`: the result of the
+    contraction comes out transposed.
+
+    Realistic: an einsum spec is a string no checker reads, and its output letters are typed
+    from memory; for square operands (queries as many as keys, a square batch) the transposed
+    result has the expected shape, so only its values are wrong.
+    """
+
+    name = "shape/einsum-transpose"
+    family = Family.SHAPE
+    explanation = (
+        "`{original}` became `{mutated}`: the einsum's last two output axes are swapped, so the "
+        "result is the transpose of what the rest of the code expects"
+    )
+    matcher = m.Call(func=m.Attribute(attr=m.Name("einsum")) | m.Name("einsum"),
+                     args=[m.Arg(value=m.SimpleString(), keyword=None), m.ZeroOrMore()])
+    examples = (
+        Example(before='def f(q, k):\n    return np.einsum("...qd,...kd->...qk", q, k)\n',
+                after=('def f(q, k):\n    return np.einsum("...qd,...kd->...kq", q, k)\n',)),
+        Example(before="def f(a, b):\n    return einsum('ij,jk->ik', a, b)\n",
+                after=("def f(a, b):\n    return einsum('ij,jk->ki', a, b)\n",)),
+        # No explicit output, a single output axis, or a repeated letter: nothing to transpose.
+        Example(before="def f(a, b, c):\n"
+                       "    return np.einsum('ij,jk', a, b), np.einsum('ij->j', a), np.einsum('ii->ii', c)\n",
+                after=()),
+    )
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[Rewrite]:
+        spec = node.args[0].value
+        assert isinstance(spec, cst.SimpleString)
+        if spec.prefix.strip("rR") or "->" not in spec.raw_value:
+            return
+        head, output = spec.raw_value.rsplit("->", 1)
+        letters = [i for i, char in enumerate(output) if char.isalpha()]
+        if len(letters) < 2 or output[letters[-1]] == output[letters[-2]]:
+            return
+        swapped = list(output)
+        swapped[letters[-1]], swapped[letters[-2]] = output[letters[-2]], output[letters[-1]]
+        text = f"{spec.prefix}{spec.quote}{head}->{''.join(swapped)}{spec.quote}"
+        yield Rewrite(replacement=spec.with_changes(value=text), target=spec)
