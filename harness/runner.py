@@ -284,8 +284,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                               elapsed=time.monotonic() - phase_started, first=first))
 
     if jobs:
-        if not executors.knows({test for job in jobs for test in job.tests}):
-            executors.widen()  # the narrowed executor collected too little for these mutants
+        # Few mutants left to run (after an edit): workers collect only the tests they need.
+        executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
         executor = executors.get()
         control = [t for t in baseline.tests if executors.knows({t.id})]
         executor.control(_control_tests(control), timeout=_control_limit(baseline, options))

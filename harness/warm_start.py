@@ -36,6 +36,7 @@ from bugsmith.harness.protocol import WorkerSetup
 from bugsmith.harness.store import Store
 
 STATE = ("incremental", "latest")  # the store's extra that holds the last run's baseline and code
+NODE_IDS = 2000  # beyond this many tests to name, an executor collects the whole suite instead
 
 
 class Executors:
@@ -50,7 +51,7 @@ class Executors:
         self._factory = factory
         self.full_setup = setup
         self.setup = setup
-        self._options = options
+        self._options = self.full_options = options
         self._stack = ExitStack()
         self._entered: Executor | None = None
         self.collected: frozenset[str] | None = None  # the tests a narrowed executor knows, else all
@@ -60,11 +61,23 @@ class Executors:
             self._entered = self._stack.enter_context(self._factory(self.setup, self._options))
         return self._entered
 
-    def narrow(self, test_paths: tuple[str, ...]) -> None:
-        """Collect only `test_paths` (files and node ids) in the executor not yet entered."""
+    def narrow(self, test_paths: tuple[str, ...], work: int | None = None) -> None:
+        """Collect only `test_paths` (files and node ids) in the executor not yet entered, on
+        no more workers than `work` items of work need."""
         assert self._entered is None, "narrow before the executor starts"
         self.setup = replace(self.full_setup, test_paths=test_paths)
         self.collected = frozenset()
+        if work is not None:
+            self._options = replace(self._options, jobs=max(1, min(self._options.jobs, work)))
+
+    def fit(self, tests: set[str], jobs: int, everything: int) -> None:
+        """Make sure the executor knows `tests` before `jobs` mutants run: one not yet started
+        collects only them (unless that is the whole suite of `everything` tests)."""
+        if self._entered is None and self.collected is None and len(tests) < min(everything, NODE_IDS):
+            self.narrow(tuple(sorted(tests)), jobs)
+            self.collected = frozenset(tests)
+        elif not self.knows(tests):
+            self.widen()
 
     def widen(self) -> None:
         """Replace a narrowed executor by one that collects the whole suite."""
@@ -72,7 +85,7 @@ class Executors:
             return
         self.close()
         self._stack, self._entered = ExitStack(), None
-        self.setup, self.collected = self.full_setup, None
+        self.setup, self.collected, self._options = self.full_setup, None, self.full_options
 
     def knows(self, tests: set[str]) -> bool:
         return self.collected is None or tests <= self.collected
@@ -93,7 +106,8 @@ class Code:
     call: tuple[str, ...]  # how pytest is called: its arguments and test paths
 
     def global_digest(self, test_files: set[str]) -> str:
-        support = {f: h for f, h in self.test_hashes.items() if f not in test_files}
+        # Sources may sit under the test paths (the corpus's do): their units speak for them.
+        support = {f: h for f, h in self.test_hashes.items() if f not in test_files and f not in self.sources}
         return global_digest(version=CACHE_VERSION, units=self.units, at_import=self.at_import,
                              support=support, config=self.config, call=self.call)
 
@@ -127,7 +141,7 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
             old_files = {t.file for t in old.tests}
             # The global digest as the stored run computed it, with the same support files; a
             # new conftest is a new support file, any other new file is collected as tests.
-            support = {f for f in code.test_hashes if f not in old_files
+            support = {f for f in code.test_hashes if f not in old_files and f not in code.sources
                        and (f in old_hashes or Path(f).name == "conftest.py")}
             same = state["global"] == code.global_digest(set(code.test_hashes) - support)
         except (KeyError, TypeError, ValueError):
@@ -135,7 +149,7 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
         if same and set(old_units) == set(code.units):
             reuse = plan_reuse(old, old_units, code.units, old_hashes, code.test_hashes)
             if reuse.needs_run:
-                executors.narrow(reuse.test_paths())
+                executors.narrow(reuse.test_paths(), len(reuse.rerun_tests) + 8 * len(reuse.rerun_files))
                 executors.get()
             return Start(old=old, old_units=old_units, reuse=reuse)
     executors.get()
