@@ -173,6 +173,15 @@ def cache_key(
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def site_key(mutant: Mutant, scope_text: str, everything: str, options: dict) -> str:
+    """The mutant and its function's code without its tests: under this key the store keeps the
+    test that killed it, which kills it again as long as that test's own digest is unchanged
+    (a kill by one test does not depend on the others, which an edit may have changed)."""
+    payload = json.dumps([CACHE_VERSION, mutant.id, mutant.original, mutant.mutated, scope_text, everything,
+                          options], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
 def file_hash(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()

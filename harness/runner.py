@@ -31,6 +31,7 @@ from bugsmith.harness.job_plan import (
     file_hash,
     function_texts,
     per_test_limits,
+    site_key,
     span_lines,
     time_limit,
 )
@@ -42,7 +43,16 @@ from bugsmith.harness.since import changed_lines
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
-from bugsmith.harness.warm_start import Code, Executors, describe_code, finish, prepare, stored_baseline
+from bugsmith.harness.warm_start import (
+    KILLS,
+    Code,
+    Executors,
+    describe_code,
+    finish,
+    prepare,
+    still_killed,
+    stored_baseline,
+)
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.engine import Enumeration, enumerate_mutants
@@ -232,6 +242,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     statements = {file: Statements(text) for file, text in the_plan.sources.items()}
     reviewed = equivalents.load(options.root / options.equivalents)
     keys: dict[str, str] = {}
+    sites: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
     at_import = the_plan.code.at_import
@@ -245,6 +256,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
             the_plan.code.units[mutant.file], mutant.span.line)
         key = cache_key(mutant, scope_text, tests, digests, everything, options.verdict_options())
         keys[mutant.id] = key
+        sites[mutant.id] = site_key(mutant, scope_text, everything, options.verdict_options())
         if mutant.id in reviewed:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.EQUIVALENT,
                                            detail=reviewed[mutant.id])))
@@ -254,6 +266,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
             jobs.append(_job(runnable, the_plan, tests, by_id, ranges[mutant.file]))
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
+    killed = still_killed(store, jobs, sites, digests)
+    immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
+    jobs = [job for job in jobs if job.mutant_id not in killed]
     store.put_mutants(the_plan.mutants)
     notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
     run_id = store.start_run(
@@ -278,6 +293,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         outcome = outcome_of(job, verdict)
         order.learn(job.mutant_id, outcome)
         store.put_outcome(keys[job.mutant_id], outcome)
+        if outcome.status is Status.KILLED and outcome.killed_by and outcome.killed_by[0] in digests:
+            store.put_extra(KILLS, sites[job.mutant_id], {"test": outcome.killed_by[0], "outcome": outcome.to_dict(),
+                                                          "digest": digests[outcome.killed_by[0]]})
         counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
         if progress:
             progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),

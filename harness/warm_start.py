@@ -6,12 +6,14 @@ A run after an edit to one function runs again only the tests that executed that
 (their node ids are its test paths), so neither the suite's collection nor its baseline is
 paid again. If the mutants left to run need a test it did not collect, it is replaced by one
 that collects the whole suite (`Executors.widen`). What makes nothing reusable is in
-harness.incremental.global_digest.
+harness.incremental.global_digest. A mutant killed before is killed again without a run while
+the test that killed it keeps its digest (`still_killed`): an edit that changed only its other
+covering tests cannot save it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,7 +34,8 @@ from bugsmith.harness.incremental import (
     plan_reuse,
 )
 from bugsmith.harness.job_plan import CACHE_VERSION
-from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness.outcome import Outcome
+from bugsmith.harness.protocol import Job, WorkerSetup
 from bugsmith.harness.store import Store
 
 STATE = ("incremental", "latest")  # the store's extra that holds the last run's baseline and code
@@ -200,3 +203,23 @@ def stored_baseline(store: Store, fingerprint: str, code: Code) -> Baseline | No
     if state is None or state.get("fingerprint") != fingerprint:
         save_state(store, code, baseline, fingerprint)
     return baseline
+
+
+KILLS = "killed-by"  # the store's extras: per site_key, the test that killed the mutant, and its digest
+
+
+def still_killed(store: Store, jobs: Sequence[Job], sites: Mapping[str, str],
+                  digests: Mapping[str, str]) -> dict[str, Outcome]:
+    """Mutants whose killing test still covers them with the same digest: killed again, without
+    a run (an edit that changed only their other covering tests cannot save them)."""
+    found = {}
+    for job in jobs:
+        record = store.extras_at(KILLS, sites[job.mutant_id])
+        if record is None or record.get("test") not in job.tests:
+            continue
+        if digests.get(record["test"]) == record.get("digest"):
+            try:
+                found[job.mutant_id] = Outcome.from_dict(record["outcome"])
+            except (KeyError, TypeError, ValueError):
+                continue
+    return found
