@@ -13,7 +13,9 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.mutators.mutant import Mutant, Span
 
-CACHE_VERSION = "3"  # 3: a mutant that breaks the import is killed (an error before); 2: TestCase failures
+# 4: keyed by the units the covering tests run; 3: a mutant that breaks the import is killed (an
+# error before); 2: TestCase failures
+CACHE_VERSION = "4"
 
 
 def span_lines(mutant: Mutant) -> range:
@@ -153,16 +155,30 @@ def cache_key(
     mutant: Mutant,
     scope_text: str,
     tests: tuple[str, ...],
-    test_file_hashes: Mapping[str, str],
+    test_digests: Mapping[str, str],
+    everything: str,
     options: dict,
 ) -> str:
-    """Everything that can change this mutant's verdict, hashed."""
-    files = sorted({test.split("::", 1)[0] for test in tests})
+    """Everything that can change this mutant's verdict, hashed: the mutant and the code of its
+    function; each covering test with the digest of its file and of every unit it executed
+    (harness.incremental.test_digests), so an edit elsewhere that none of them runs keeps the
+    verdict; `everything`, what no test's record can place (module-level code, conftests,
+    configuration, installed packages: harness.incremental.global_digest); the verdict options.
+    Tests are listed by id, not in their duration order, which moves from run to run."""
     payload = json.dumps(
-        [CACHE_VERSION, mutant.id, mutant.original, mutant.mutated, scope_text, tests,
-         [test_file_hashes.get(f, "") for f in files], options],
+        [CACHE_VERSION, mutant.id, mutant.original, mutant.mutated, scope_text,
+         [(test, test_digests.get(test, "")) for test in sorted(tests)], everything, options],
         sort_keys=True,
     )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def site_key(mutant: Mutant, scope_text: str, everything: str, options: dict) -> str:
+    """The mutant and its function's code without its tests: under this key the store keeps the
+    test that killed it, which kills it again as long as that test's own digest is unchanged
+    (a kill by one test does not depend on the others, which an edit may have changed)."""
+    payload = json.dumps([CACHE_VERSION, mutant.id, mutant.original, mutant.mutated, scope_text, everything,
+                          options], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

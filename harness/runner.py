@@ -12,7 +12,6 @@ import sqlite3
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +23,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighbours
+from bugsmith.harness.incremental import module_scope, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
     cache_key,
@@ -31,9 +31,11 @@ from bugsmith.harness.job_plan import (
     file_hash,
     function_texts,
     per_test_limits,
+    site_key,
     span_lines,
     time_limit,
 )
+from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -41,6 +43,16 @@ from bugsmith.harness.since import changed_lines
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
 from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
 from bugsmith.harness.verdict import outcome_of
+from bugsmith.harness.warm_start import (
+    KILLS,
+    Code,
+    Executors,
+    describe_code,
+    finish,
+    prepare,
+    still_killed,
+    stored_baseline,
+)
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.engine import Enumeration, enumerate_mutants
@@ -82,29 +94,7 @@ class Plan:
     setup: WorkerSetup
     baseline: Baseline
     test_hashes: dict[str, str]  # test path -> sha256, for the baseline and the cache keys
-
-
-class Executors:
-    """The run's executor, entered on first use and left when the run ends.
-
-    A cold run enters it before generating mutants: fork-server workers then import and
-    collect the suite while libcst works, and run the baseline as soon as they are ready.
-    """
-
-    def __init__(self, factory: ExecutorFactory, setup: WorkerSetup, options: RunOptions) -> None:
-        self._factory = factory
-        self.setup = setup
-        self._options = options
-        self._stack = ExitStack()
-        self._entered: Executor | None = None
-
-    def get(self) -> Executor:
-        if self._entered is None:
-            self._entered = self._stack.enter_context(self._factory(self.setup, self._options))
-        return self._entered
-
-    def close(self) -> None:
-        self._stack.close()
+    code: Code  # units and what runs at import, for the verdict keys
 
 
 def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
@@ -121,15 +111,20 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     root = options.root.resolve()
     sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
-    cold = store.baseline(baseline_fingerprint(setup, sources, test_hashes)) is None
-    if cold:
-        executors.get()
+    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes))
+    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
+    baseline = stored_baseline(store, fingerprint, code)
+    start = prepare(code, store, executors) if baseline is None else None  # starts what must run
     if mutators is None:
-        mutators = registry.select(options.families, options.operators)
-    enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
-    baseline = load_baseline(options, setup, sources, store, test_hashes, executors.get)
+        enumeration = cached_enumeration(files, root=options.root, store=store,
+                                         mutators=registry.select(options.families, options.operators))
+    else:
+        enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
+    if start is not None:
+        baseline = finish(start, code, store, executors, fingerprint)
+    assert baseline is not None
     return Plan(options=options, enumeration=enumeration, mutants=_restrict(options, enumeration.mutants),
-                sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes)
+                sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes, code=code)
 
 
 def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
@@ -241,22 +236,27 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     by_id = {test.id: test for test in baseline.tests}
     test_hashes = the_plan.test_hashes
     scopes = {file: function_texts(text) for file, text in the_plan.sources.items()}
+    digests = test_digests(baseline, the_plan.code.units, test_hashes)
+    everything = the_plan.code.global_digest({test.file for test in baseline.tests})
     ranges = {file: statement_ranges(text) for file, text in the_plan.sources.items()}
     statements = {file: Statements(text) for file, text in the_plan.sources.items()}
     reviewed = equivalents.load(options.root / options.equivalents)
     keys: dict[str, str] = {}
+    sites: dict[str, str] = {}
     jobs: list[Job] = []
     immediate: list[tuple[str, Outcome]] = []
-    at_import = _import_calls(the_plan)
+    at_import = the_plan.code.at_import
     for mutant in the_plan.mutants:
         runnable = mutant
         tests = covering_tests(mutant, baseline, by_id, statements[mutant.file])
         if at_import[mutant.file].needs_fresh_import(mutant.function, covered=bool(tests)):
             runnable = replace(mutant, function=None)  # only a fresh import runs it as the module would
             tests = covering_tests(runnable, baseline, by_id, statements[mutant.file])
-        scope_text = scopes[mutant.file].get(mutant.function or "", the_plan.sources[mutant.file])
-        key = cache_key(mutant, scope_text, tests, test_hashes, options.verdict_options())
+        scope_text = scopes[mutant.file].get(mutant.function or "") or module_scope(
+            the_plan.code.units[mutant.file], mutant.span.line)
+        key = cache_key(mutant, scope_text, tests, digests, everything, options.verdict_options())
         keys[mutant.id] = key
+        sites[mutant.id] = site_key(mutant, scope_text, everything, options.verdict_options())
         if mutant.id in reviewed:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.EQUIVALENT,
                                            detail=reviewed[mutant.id])))
@@ -266,6 +266,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
             jobs.append(_job(runnable, the_plan, tests, by_id, ranges[mutant.file]))
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
+    killed = still_killed(store, jobs, sites, digests)
+    immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
+    jobs = [job for job in jobs if job.mutant_id not in killed]
     store.put_mutants(the_plan.mutants)
     notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
     run_id = store.start_run(
@@ -290,14 +293,20 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         outcome = outcome_of(job, verdict)
         order.learn(job.mutant_id, outcome)
         store.put_outcome(keys[job.mutant_id], outcome)
+        if outcome.status is Status.KILLED and outcome.killed_by and outcome.killed_by[0] in digests:
+            store.put_extra(KILLS, sites[job.mutant_id], {"test": outcome.killed_by[0], "outcome": outcome.to_dict(),
+                                                          "digest": digests[outcome.killed_by[0]]})
         counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
         if progress:
             progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
                               elapsed=time.monotonic() - phase_started, first=first))
 
     if jobs:
+        # Few mutants left to run (after an edit): workers collect only the tests they need.
+        executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
         executor = executors.get()
-        executor.control(_control_tests(baseline), timeout=_control_limit(baseline, options))
+        control = [t for t in baseline.tests if executors.knows({t.id})]
+        executor.control(_control_tests(control), timeout=_control_limit(baseline, options))
         executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
     return store.run_result(run_id)
@@ -348,25 +357,24 @@ def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id: Mapping[
     )
 
 
-def _import_calls(the_plan: Plan) -> dict[str, ImportCalls]:
+def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str]) -> dict[str, ImportCalls]:
     """Per mutated file, its functions that run at import time: called by its own module-level
     code, or by that of the test files and the modules beside it (a decorator a test class
     applies while it is collected)."""
-    root = the_plan.options.root.resolve()
-    neighbours = {root / test for test in the_plan.test_hashes}
-    for file in the_plan.sources:
+    neighbours = {root / test for test in test_hashes}
+    for file in sources:
         neighbours.update((root / file).parent.glob("*.py"))
     trees = parse_neighbours(sorted(neighbours))
     return {
         file: import_calls(text, (tree for path, tree in trees.items() if path != root / file))
-        for file, text in the_plan.sources.items()
+        for file, text in sources.items()
     }
 
 
-def _control_tests(baseline: Baseline) -> tuple[str, ...]:
+def _control_tests(tests: Sequence[TestInfo]) -> tuple[str, ...]:
     """The fastest test of each test file: proves every file runs through the machinery."""
     fastest: dict[str, tuple[float, str]] = {}
-    for test in baseline.tests:
+    for test in tests:
         best = fastest.get(test.file)
         if best is None or test.duration < best[0]:
             fastest[test.file] = (test.duration, test.id)

@@ -253,5 +253,13 @@ class Store:
     def put_extra(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO extras VALUES (?, ?, ?)", (kind, key, json.dumps(data)))
 
+    def extras_at(self, kind: str, key: str) -> dict[str, Any] | None:
+        """One extra, None if absent or garbled (the extras are caches: a miss is recomputed)."""
+        row = self.db.execute("SELECT data FROM extras WHERE kind = ? AND key = ?", (kind, key)).fetchone()
+        try:
+            return json.loads(row[0]) if row else None
+        except ValueError:
+            return None
+
     def extras(self, kind: str) -> dict[str, dict[str, Any]]:
         return {k: json.loads(d) for k, d in self.db.execute("SELECT key, data FROM extras WHERE kind = ?", (kind,))}

@@ -1,0 +1,347 @@
+"""What an edit can affect: code units, the tests that ran them, and what a warm run may reuse.
+
+A unit is one function or method (its `def` line to its end, nested functions included), or
+the module-level code of a file (everything outside the units: imports, constants, class
+bodies, decorators), which runs at import. A baseline test depends on its own file and on the
+units its covered lines fall in; it keeps its stored outcome, duration and lines when none of
+them changed. A change that no per-test record can place (module-level code, a function the
+import runs, a conftest or another file under the test paths that holds no test, the pytest
+configuration, the installed packages, bugsmith's cache version) changes `global_digest`, and
+then nothing is reused: the next baseline runs the whole suite again.
+
+A unit's lines move when an edit above it adds or removes lines, so stored lines are carried
+to the new file unit by unit (`LineMap`); lines of a changed unit are never carried, since
+every test that ran them runs again.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import copy
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.import_time import ImportCalls
+from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.tasks import LineMap
+
+MODULE = ""  # the name of a file's module-level unit
+
+# Files outside the test paths that change how pytest collects or runs anything.
+CONFIG_FILES = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini", "conftest.py")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unit:
+    name: str  # qualified name ("Class.method"), "#2" after it for a second `def` of that name
+    first: int  # the `def` line (decorators belong to the module-level code)
+    last: int
+    digest: str  # what it does: its syntax tree, local variables numbered (`meaning`)
+    layout: str  # on which of its lines each node sits: stored lines carry over only if equal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileUnits:
+    """The units of one file, in order, and a digest of its module-level code."""
+
+    units: tuple[Unit, ...]
+    skeleton: str  # digest of the text outside the units, each unit replaced by its name
+
+    def unit_at(self, line: int) -> Unit | None:
+        """The unit that holds `line`, None at module level."""
+        index = bisect.bisect_right([u.first for u in self.units], line) - 1
+        if index >= 0 and line <= self.units[index].last:
+            return self.units[index]
+        return None
+
+    def name_at(self, line: int) -> str:
+        unit = self.unit_at(line)
+        return MODULE if unit is None else unit.name
+
+    def digests(self) -> dict[str, str]:
+        return {MODULE: self.skeleton, **{u.name: u.digest for u in self.units}}
+
+
+def file_units(source: str) -> FileUnits:
+    """Split `source` into units; a file Python cannot parse is one module-level unit."""
+    lines = source.splitlines(keepends=True)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return FileUnits(units=(), skeleton=_digest(source))
+    found: list[Unit] = []
+    seen: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = prefix + child.name
+                seen[name] = seen.get(name, 0) + 1
+                if seen[name] > 1:
+                    name = f"{name}#{seen[name]}"
+                last = child.end_lineno or child.lineno
+                found.append(Unit(name=name, first=child.lineno, last=last, digest=meaning(child),
+                                  layout=_layout(child)))
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            elif isinstance(child, ast.stmt) and not isinstance(child, ast.FunctionDef):
+                visit(child, prefix)  # a `def` under `if`/`try` at module or class level
+
+    visit(tree, "")
+    found.sort(key=lambda u: u.first)
+    outside: list[str] = []
+    position = 0
+    for unit in found:
+        outside.extend(lines[position:unit.first - 1])
+        outside.append(f"\x00{unit.name}\n")
+        position = unit.last
+    outside.extend(lines[position:])
+    return FileUnits(units=tuple(found), skeleton=_digest("".join(outside)))
+
+
+# Names that read a frame's local variables by name: renaming a local would change what they see.
+_FRAME_READERS = frozenset({"locals", "vars", "dir", "eval", "exec", "compile", "globals", "breakpoint",
+                            "_getframe", "currentframe", "f_locals", "f_back", "stack", "getframeinfo"})
+
+
+def meaning(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """A digest of what a function does, blind to comments, formatting and the names of its
+    local variables (renaming one keeps every verdict that depends on the function).
+
+    A name is numbered only where Python hides it: bound by a plain assignment in the
+    function, never a parameter, never declared global or nonlocal, never spelt anywhere but
+    as a variable (an attribute, an import, an `except ... as`, a keyword, a pattern capture),
+    in a function with no class inside it (a class body's names are attributes) and that
+    reads no frame by name (`locals()`, `eval`, `sys._getframe`). Otherwise names stay.
+    """
+    spelt: set[str] = set()
+    bound: dict[str, None] = {}  # in order of appearance
+    nested_class = False
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name):
+            if isinstance(child.ctx, ast.Store | ast.Del) and child.id not in bound:
+                bound[child.id] = None
+            continue
+        if isinstance(child, ast.ClassDef):
+            nested_class = True
+        if isinstance(child, ast.Constant):
+            continue
+        for _, value in ast.iter_fields(child):
+            if isinstance(value, str):
+                spelt.add(value)
+            elif isinstance(value, list):
+                spelt.update(v for v in value if isinstance(v, str))
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if nested_class or (names | spelt) & _FRAME_READERS:
+        return _digest(ast.dump(node))
+    numbered = {name: f"\x00{n}" for n, name in enumerate(b for b in bound if b not in spelt)}
+    tree = copy.deepcopy(node)
+    for child in ast.walk(tree):
+        if isinstance(child, ast.Name) and child.id in numbered:
+            child.id = numbered[child.id]
+    return _digest(ast.dump(tree))
+
+
+def _layout(node: ast.AST) -> str:
+    first = getattr(node, "lineno", 0)
+    return _digest(json.dumps([(getattr(n, "lineno", first) - first, (getattr(n, "end_lineno", None) or first) - first)
+                               for n in ast.walk(node)]))
+
+
+def module_scope(found: FileUnits, line: int) -> str:
+    """What a module-level mutant's verdict depends on beside its tests' units: the file's
+    module-level code, and the function whose signature holds the site (a default value)."""
+    unit = found.unit_at(line)
+    return json.dumps([found.skeleton, unit.digest if unit is not None else ""])
+
+
+def carry_line(old: FileUnits, new: FileUnits, line: int) -> int | None:
+    """Where `line` of the old file is in the new one: None inside a unit that changed.
+
+    Only called when both files have the same module-level code, so their units come in the
+    same order under the same names.
+    """
+    index = bisect.bisect_right([u.first for u in old.units], line) - 1
+    if index >= 0 and line <= old.units[index].last:
+        before, after = old.units[index], new.units[index]
+        if (before.digest, before.layout) != (after.digest, after.layout):
+            return None
+        return line + after.first - before.first
+    if index < 0:
+        return line  # above the first unit: nothing before it moved
+    return line + new.units[index].last - old.units[index].last
+
+
+def _changed(old: FileUnits, new: FileUnits | None) -> set[str]:
+    """Names of the units whose meaning or layout differs (stored lines cannot stand for them)."""
+    if new is None:
+        return {MODULE, *(u.name for u in old.units)}
+    after = {u.name: (u.digest, u.layout) for u in new.units}
+    changed = {u.name for u in old.units if after.get(u.name) != (u.digest, u.layout)}
+    return changed | ({MODULE} if old.skeleton != new.skeleton else set())
+
+
+def executed_units(lines: LineMap, units: Mapping[str, FileUnits]) -> dict[str, set[tuple[str, str]]]:
+    """Per test, the (file, unit name) pairs it executed, from the baseline's line map."""
+    executed: dict[str, set[tuple[str, str]]] = {}
+    for file, by_line in lines.items():
+        found = units.get(file)
+        if found is None:
+            continue
+        for number, tests in by_line.items():
+            pair = (file, found.name_at(number))
+            for test in tests:
+                executed.setdefault(test, set()).add(pair)
+    return executed
+
+
+def test_digests(baseline: Baseline, units: Mapping[str, FileUnits],
+                 test_hashes: Mapping[str, str]) -> dict[str, str]:
+    """Per test, a digest of everything it depends on: its file and every unit it executed."""
+    executed = executed_units(baseline.lines, units)
+    by_file = {file: found.digests() for file, found in units.items()}
+    digests = {}
+    for test in baseline.tests:
+        pairs = sorted(executed.get(test.id, ()))
+        digests[test.id] = _digest(json.dumps(
+            [test.id, test_hashes.get(test.file, ""), [(f, n, by_file[f].get(n, "")) for f, n in pairs]]))
+    return digests
+
+
+def environment() -> list[str]:
+    """The interpreter and the distributions installed for it (their folders name the
+    versions): an upgrade changes what every test runs."""
+    found = [sys.version]
+    for entry in sys.path:
+        if entry.endswith(("site-packages", "dist-packages")) and os.path.isdir(entry):
+            try:
+                names = os.listdir(entry)
+            except OSError:
+                found.append(entry)
+                continue
+            found.extend(sorted(n for n in names if n.endswith((".dist-info", ".egg-info", ".pth"))))
+    return found
+
+
+def config_hashes(root: Path, places: Iterable[str]) -> dict[str, str]:
+    """Hashes of the configuration files at the root and in every folder between it and
+    `places` (test paths and source files): pytest reads conftests and ini files there."""
+    folders = {root}
+    for place in places:
+        folder = (root / place).resolve()
+        folder = folder if folder.is_dir() else folder.parent
+        while folder != root and root in folder.parents:
+            folders.add(folder)
+            folder = folder.parent
+    hashes = {}
+    for folder in sorted(folders):
+        for name in CONFIG_FILES:
+            path = folder / name
+            if path.is_file():
+                hashes[path.relative_to(root).as_posix()] = _digest(path.read_bytes().decode(errors="replace"))
+    return hashes
+
+
+def global_digest(*, version: str, units: Mapping[str, FileUnits], at_import: Mapping[str, ImportCalls],
+                  support: Mapping[str, str], config: Mapping[str, str], call: Sequence[str]) -> str:
+    """A digest of every change that invalidates all stored baseline tests and verdicts."""
+    imported = {
+        file: sorted((name, found.digests().get(name, ""))
+                     for name in at_import[file].direct | at_import[file].reached)
+        for file, found in units.items() if file in at_import
+    }
+    return _digest(json.dumps([
+        version, sorted((file, found.skeleton) for file, found in units.items()), imported,
+        sorted(support.items()), sorted(config.items()), list(call), environment(),
+    ], sort_keys=True))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reuse:
+    """What a warm baseline keeps of the stored one, and what it runs again."""
+
+    kept: tuple[TestInfo, ...]  # stored tests still valid, in their order
+    rerun_files: tuple[str, ...]  # test files changed or new: all their tests run again
+    rerun_tests: tuple[str, ...]  # tests of unchanged files that ran a changed unit
+
+    @property
+    def needs_run(self) -> bool:
+        return bool(self.rerun_files or self.rerun_tests)
+
+    def test_paths(self) -> tuple[str, ...]:
+        """pytest arguments that collect exactly what runs again."""
+        return (*self.rerun_files, *self.rerun_tests)
+
+
+def plan_reuse(old: Baseline, old_units: Mapping[str, FileUnits], new_units: Mapping[str, FileUnits],
+               old_hashes: Mapping[str, str], new_hashes: Mapping[str, str]) -> Reuse:
+    """Split the stored baseline's tests into kept and stale (the global digest is unchanged)."""
+    test_files = {test.file for test in old.tests}
+    changed_files = {f for f in test_files if old_hashes.get(f) != new_hashes.get(f)}
+    new_files = {f for f in new_hashes if f not in old_hashes}
+    changed_units = {(file, name) for file, found in old_units.items()
+                     for name in _changed(found, new_units.get(file))}
+    executed = executed_units(old.lines, old_units)
+    kept, rerun = [], []
+    for test in old.tests:
+        if test.file in changed_files:
+            continue
+        if executed.get(test.id, set()) & changed_units:
+            rerun.append(test.id)
+        else:
+            kept.append(test)
+    rerun_files = sorted(f for f in changed_files | new_files if f in new_hashes)
+    return Reuse(kept=tuple(kept), rerun_files=tuple(rerun_files), rerun_tests=tuple(rerun))
+
+
+def merge(old: Baseline, reuse: Reuse, fresh: Baseline | None, old_units: Mapping[str, FileUnits],
+          new_units: Mapping[str, FileUnits]) -> Baseline:
+    """The new baseline: kept tests with their lines carried to the edited files, and the fresh
+    results of the tests that ran again (tests of a changed file where its first test was)."""
+    fresh_tests = list(fresh.tests) if fresh is not None else []
+    fresh_by_id = {t.id: t for t in fresh_tests}
+    kept_ids = {t.id for t in reuse.kept}
+    rerun_files = set(reuse.rerun_files)
+    tests: list[TestInfo] = []
+    placed: set[str] = set()
+    for test in old.tests:
+        if test.file in rerun_files:
+            if test.file not in placed:
+                placed.add(test.file)
+                tests.extend(t for t in fresh_tests if t.file == test.file)
+        elif test.id in kept_ids:
+            tests.append(test)
+        elif test.id in fresh_by_id:
+            tests.append(fresh_by_id[test.id])
+    listed = {t.id for t in tests}
+    tests.extend(t for t in fresh_tests if t.id not in listed)
+    lines: dict[str, dict[int, set[str]]] = {}
+    for file, by_line in old.lines.items():
+        before, after = old_units.get(file), new_units.get(file)
+        if before is None or after is None:
+            continue
+        for number, ids in by_line.items():
+            still = [i for i in ids if i in kept_ids]
+            moved = carry_line(before, after, number) if still else None
+            if moved is not None:
+                lines.setdefault(file, {}).setdefault(moved, set()).update(still)
+    for file, by_line in (fresh.lines if fresh is not None else {}).items():
+        for number, ids in by_line.items():
+            lines.setdefault(file, {}).setdefault(number, set()).update(ids)
+    return Baseline(
+        tests=tuple(tests),
+        lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in sorted(lines.items())},
+        duration=fresh.duration if fresh is not None else 0.0,
+        writes=fresh.writes if fresh is not None else old.writes,
+    )

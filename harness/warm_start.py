@@ -1,0 +1,225 @@
+"""The baseline a run starts from: stored for exactly this code, carried over from the last run
+with only what an edit touched run again, or fresh; and the executor, started only when needed.
+
+A run after an edit to one function runs again only the tests that executed that function
+(and every test of a changed or new test file): the executor it opens collects just those
+(their node ids are its test paths), so neither the suite's collection nor its baseline is
+paid again. If the mutants left to run need a test it did not collect, it is replaced by one
+that collects the whole suite (`Executors.widen`). What makes nothing reusable is in
+harness.incremental.global_digest. A mutant killed before is killed again without a run while
+the test that killed it keeps its digest (`still_killed`): an edit that changed only its other
+covering tests cannot save it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from bugsmith.errors import BaselineError
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.executor import Executor, ExecutorFactory
+from bugsmith.harness.import_time import ImportCalls
+from bugsmith.harness.incremental import (
+    FileUnits,
+    Reuse,
+    config_hashes,
+    file_units,
+    global_digest,
+    merge,
+    plan_reuse,
+)
+from bugsmith.harness.job_plan import CACHE_VERSION
+from bugsmith.harness.outcome import Outcome
+from bugsmith.harness.protocol import Job, WorkerSetup
+from bugsmith.harness.store import Store
+
+STATE = ("incremental", "latest")  # the store's extra that holds the last run's baseline and code
+NODE_IDS = 2000  # beyond this many tests to name, an executor collects the whole suite instead
+
+
+class Executors:
+    """The run's executor, entered on first use and left when the run ends.
+
+    A cold run enters it before generating mutants: fork-server workers then import and
+    collect the suite while libcst works, and run the baseline as soon as they are ready. A
+    warm run may first enter one narrowed to the tests it runs again (`narrow`).
+    """
+
+    def __init__(self, factory: ExecutorFactory, setup: WorkerSetup, options: RunOptions) -> None:
+        self._factory = factory
+        self.full_setup = setup
+        self.setup = setup
+        self._options = self.full_options = options
+        self._stack = ExitStack()
+        self._entered: Executor | None = None
+        self.collected: frozenset[str] | None = None  # the tests a narrowed executor knows, else all
+
+    def get(self) -> Executor:
+        if self._entered is None:
+            self._entered = self._stack.enter_context(self._factory(self.setup, self._options))
+        return self._entered
+
+    def narrow(self, test_paths: tuple[str, ...], work: int | None = None) -> None:
+        """Collect only `test_paths` (files and node ids) in the executor not yet entered, on
+        no more workers than `work` items of work need."""
+        assert self._entered is None, "narrow before the executor starts"
+        self.setup = replace(self.full_setup, test_paths=test_paths)
+        self.collected = frozenset()
+        if work is not None:
+            self._options = replace(self._options, jobs=max(1, min(self._options.jobs, work)))
+
+    def fit(self, tests: set[str], jobs: int, everything: int) -> None:
+        """Make sure the executor knows `tests` before `jobs` mutants run: one not yet started
+        collects only them (unless that is the whole suite of `everything` tests)."""
+        if self._entered is None and self.collected is None and len(tests) < min(everything, NODE_IDS):
+            self.narrow(tuple(sorted(tests)), jobs)
+            self.collected = frozenset(tests)
+        elif not self.knows(tests):
+            self.widen()
+
+    def widen(self) -> None:
+        """Replace a narrowed executor by one that collects the whole suite."""
+        if self.collected is None:
+            return
+        self.close()
+        self._stack, self._entered = ExitStack(), None
+        self.setup, self.collected, self._options = self.full_setup, None, self.full_options
+
+    def knows(self, tests: set[str]) -> bool:
+        return self.collected is None or tests <= self.collected
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Code:
+    """What the run's code is made of, for the baseline and the verdict keys."""
+
+    sources: dict[str, str]
+    test_hashes: dict[str, str]
+    units: dict[str, FileUnits]
+    at_import: dict[str, ImportCalls]
+    config: dict[str, str]
+    call: tuple[str, ...]  # how pytest is called: its arguments and test paths
+
+    def global_digest(self, test_files: set[str]) -> str:
+        # Sources may sit under the test paths (the corpus's do): their units speak for them.
+        support = {f: h for f, h in self.test_hashes.items() if f not in test_files and f not in self.sources}
+        return global_digest(version=CACHE_VERSION, units=self.units, at_import=self.at_import,
+                             support=support, config=self.config, call=self.call)
+
+
+def describe_code(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str],
+                  at_import: dict[str, ImportCalls]) -> Code:
+    root = options.root.resolve()
+    return Code(sources=sources, test_hashes=test_hashes, units={f: file_units(t) for f, t in sources.items()},
+                at_import=at_import, config=config_hashes(root, [*options.tests, *sources]),
+                call=(*setup.pytest_args, "--", *setup.test_paths))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start:
+    """How this run gets its baseline: `reuse` is None for a cold one."""
+
+    old: Baseline | None
+    old_units: dict[str, FileUnits]
+    reuse: Reuse | None
+
+
+def prepare(code: Code, store: Store, executors: Executors) -> Start:
+    """Decide what the baseline reuses, and start the executor it needs (if any) at once, so
+    that its workers collect while mutants are generated."""
+    state = store.extras_at(*STATE)
+    if state is not None:
+        try:
+            old = Baseline.from_dict(state["baseline"])
+            old_units = {f: file_units(t) for f, t in state["sources"].items()}
+            old_hashes: Mapping[str, str] = state["test_hashes"]
+            old_files = {t.file for t in old.tests}
+            # The global digest as the stored run computed it, with the same support files; a
+            # new conftest is a new support file, any other new file is collected as tests.
+            support = {f for f in code.test_hashes if f not in old_files and f not in code.sources
+                       and (f in old_hashes or Path(f).name == "conftest.py")}
+            same = state["global"] == code.global_digest(set(code.test_hashes) - support)
+        except (KeyError, TypeError, ValueError):
+            same = False
+        if same and set(old_units) == set(code.units):
+            reuse = plan_reuse(old, old_units, code.units, old_hashes, code.test_hashes)
+            if reuse.needs_run:
+                executors.narrow(reuse.test_paths(), len(reuse.rerun_tests) + 8 * len(reuse.rerun_files))
+                executors.get()
+            return Start(old=old, old_units=old_units, reuse=reuse)
+    executors.get()
+    return Start(old=None, old_units={}, reuse=None)
+
+
+def finish(start: Start, code: Code, store: Store, executors: Executors,
+           fingerprint: str) -> Baseline:
+    """The baseline `prepare` chose, run where needed, and stored for the next run."""
+    baseline: Baseline | None = None
+    if start.reuse is not None and start.old is not None:
+        try:
+            fresh = executors.get().baseline() if start.reuse.needs_run else None
+        except BaselineError:  # red, or the narrowed collection failed: the whole suite says which
+            fresh, ran = None, set()
+        else:
+            ran = {t.id for t in fresh.tests} if fresh is not None else set()
+        if (fresh is None and not start.reuse.needs_run) or (fresh is not None and set(start.reuse.rerun_tests) <= ran):
+            baseline = merge(start.old, start.reuse, fresh, start.old_units, code.units)
+            if fresh is not None:
+                executors.collected = frozenset(ran)
+        else:
+            executors.widen()  # a test it asked for was not collected: run the whole suite
+    if baseline is None:
+        baseline = executors.get().baseline()
+    store.put_baseline(fingerprint, baseline.to_dict())
+    save_state(store, code, baseline, fingerprint)
+    return baseline
+
+
+def save_state(store: Store, code: Code, baseline: Baseline, fingerprint: str) -> None:
+    data: dict[str, Any] = {
+        "fingerprint": fingerprint,
+        "global": code.global_digest({t.file for t in baseline.tests}), "sources": code.sources,
+        "test_hashes": code.test_hashes, "baseline": baseline.to_dict(),
+    }
+    store.put_extra(*STATE, data)
+
+
+def stored_baseline(store: Store, fingerprint: str, code: Code) -> Baseline | None:
+    """The baseline stored for exactly this code and these tests (then the run's state is
+    brought up to it: the last run may have been on other code)."""
+    cached = store.baseline(fingerprint)
+    if cached is None:
+        return None
+    baseline = Baseline.from_dict(cached)
+    state = store.extras_at(*STATE)
+    if state is None or state.get("fingerprint") != fingerprint:
+        save_state(store, code, baseline, fingerprint)
+    return baseline
+
+
+KILLS = "killed-by"  # the store's extras: per site_key, the test that killed the mutant, and its digest
+
+
+def still_killed(store: Store, jobs: Sequence[Job], sites: Mapping[str, str],
+                  digests: Mapping[str, str]) -> dict[str, Outcome]:
+    """Mutants whose killing test still covers them with the same digest: killed again, without
+    a run (an edit that changed only their other covering tests cannot save them)."""
+    found = {}
+    for job in jobs:
+        record = store.extras_at(KILLS, sites[job.mutant_id])
+        if record is None or record.get("test") not in job.tests:
+            continue
+        if digests.get(record["test"]) == record.get("digest"):
+            try:
+                found[job.mutant_id] = Outcome.from_dict(record["outcome"])
+            except (KeyError, TypeError, ValueError):
+                continue
+    return found

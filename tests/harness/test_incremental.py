@@ -1,0 +1,134 @@
+"""A warm run re-tests only what an edit can affect, and gives a cold run's verdicts."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from toyproject import TOY_MUTATORS, by_source
+
+from bugsmith import harness
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import resolve
+from bugsmith.harness.incremental import carry_line, file_units, merge, plan_reuse
+from bugsmith.harness.outcome import TestInfo
+
+BEFORE = "X = 1\n\n\ndef f(a):\n    b = a + 1\n    return b\n\n\ndef g(a):\n    return a * 2\n"
+
+
+def test_renaming_a_local_keeps_the_meaning_a_constant_does_not() -> None:
+    """A renamed local or a comment leaves a function's digest alone; a changed constant or
+    parameter changes it; module-level code has its own digest."""
+    base = file_units(BEFORE).units[0]
+    renamed = file_units(BEFORE.replace("b = a + 1\n    return b", "c = a + 1  # why\n    return c")).units[0]
+    constant = file_units(BEFORE.replace("a + 1", "a + 2")).units[0]
+    parameter = file_units(BEFORE.replace("def f(a):\n    b = a + 1", "def f(z):\n    b = z + 1")).units[0]
+    assert (renamed.digest, renamed.layout) == (base.digest, base.layout)
+    assert constant.digest != base.digest
+    assert parameter.digest != base.digest
+    assert file_units(BEFORE.replace("X = 1", "X = 2")).skeleton != file_units(BEFORE).skeleton
+
+
+def test_a_local_read_by_name_is_not_renamed() -> None:
+    """A function that reads its frame (`locals()`) sees its variables' names: renaming one
+    is a change."""
+    source = "def f(a):\n    b = a\n    return locals()\n"
+    assert file_units(source).units[0].digest != file_units(source.replace("b = a", "c = a")).units[0].digest
+
+
+def test_lines_below_an_edit_move_with_their_unit() -> None:
+    """Two lines added in f move g's lines by two; lines of the edited f are not carried."""
+    old = file_units(BEFORE)
+    new = file_units(BEFORE.replace("    b = a + 1\n", "    b = a + 1\n    b += 0\n    b -= 0\n"))
+    assert carry_line(old, new, 10) == 12  # g's body
+    assert carry_line(old, new, 1) == 1  # above every unit
+    assert carry_line(old, new, 5) is None  # inside f, which changed
+
+
+def _baseline() -> Baseline:
+    tests = (TestInfo(id="t.py::test_f", file="t.py", duration=0.1),
+             TestInfo(id="t.py::test_g", file="t.py", duration=0.2),
+             TestInfo(id="u.py::test_g", file="u.py", duration=0.3))
+    lines = {"m.py": {5: ("t.py::test_f",), 6: ("t.py::test_f",), 10: ("t.py::test_g", "u.py::test_g")}}
+    return Baseline(tests=tests, lines=lines, duration=1.0)
+
+
+def test_only_the_tests_that_ran_an_edited_function_run_again() -> None:
+    """f's constant changed: test_f runs again, test_g keeps its record with g's moved line."""
+    old = {"m.py": file_units(BEFORE)}
+    edited = BEFORE.replace("    b = a + 1\n", "    b = a + 2\n    b += 0\n")
+    new = {"m.py": file_units(edited)}
+    hashes = {"t.py": "1", "u.py": "2"}
+    reuse = plan_reuse(_baseline(), old, new, hashes, hashes)
+    assert reuse.rerun_tests == ("t.py::test_f",)
+    assert reuse.rerun_files == ()
+    assert [t.id for t in reuse.kept] == ["t.py::test_g", "u.py::test_g"]
+    fresh = Baseline(tests=(TestInfo(id="t.py::test_f", file="t.py", duration=0.5),),
+                     lines={"m.py": {5: ("t.py::test_f",), 7: ("t.py::test_f",)}}, duration=0.5)
+    merged = merge(_baseline(), reuse, fresh, old, new)
+    assert [t.id for t in merged.tests] == ["t.py::test_f", "t.py::test_g", "u.py::test_g"]
+    assert merged.lines["m.py"] == {5: ("t.py::test_f",), 7: ("t.py::test_f",),
+                                    11: ("t.py::test_g", "u.py::test_g")}
+
+
+def test_a_changed_test_file_runs_all_its_tests_again() -> None:
+    """A test file's own edit re-runs that file (new tests come from its collection)."""
+    units = {"m.py": file_units(BEFORE)}
+    reuse = plan_reuse(_baseline(), units, units, {"t.py": "1", "u.py": "2"}, {"t.py": "1", "u.py": "3"})
+    assert reuse.rerun_files == ("u.py",)
+    assert [t.id for t in reuse.kept] == ["t.py::test_f", "t.py::test_g"]
+
+
+# Runs: worker processes, mutants.
+def run(root: Path):
+    return harness.run(resolve(root), mutators=TOY_MUTATORS)
+
+
+def _durations(result) -> dict[str, float]:
+    """Run time of each mutant that ran (a verdict without a run, like "no coverage", has none):
+    a reused verdict keeps the time of the run that computed it."""
+    return {o.mutant_id: o.duration for o in result.outcomes if o.duration > 0}
+
+
+def _functions(result, ids) -> set[str | None]:
+    mutants = {m.id: m for m in result.mutants}
+    return {mutants[i].function for i in ids}
+
+
+@pytest.mark.slow
+def test_an_edit_in_one_function_retests_only_what_runs_it(project: Path, tmp_path: Path) -> None:
+    """A constant changed in `total`: its mutants run again (and the module-level one, which
+    every test covers, test_total too, unless a test that did not change kills it); every other
+    verdict is reused, and the verdicts equal a cold run's on the edited code. A local renamed in `spin` re-runs only
+    spin's own mutants: no test's dependencies changed meaning."""
+    first = run(project)
+    calc = project / "calcpkg" / "calc.py"
+    calc.write_text(calc.read_text().replace("    s = 0\n", "    s = 0 + 0\n"))
+    second = run(project)
+    before, after = _durations(first), _durations(second)
+    rerun = {i for i in after if before.get(i) != after[i]}
+    assert rerun and {"total"} <= _functions(second, rerun) <= {"total", None}
+    cold = tmp_path / "cold"
+    shutil.copytree(project, cold, ignore=shutil.ignore_patterns(".bugsmith"))
+    assert by_source(second) == by_source(run(cold))
+    calc.write_text(calc.read_text().replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n",
+                                             "    j = 0\n    while j < n:\n        j += 1\n    return j\n"))
+    third = run(project)
+    reused = {i for i, d in _durations(third).items() if after.get(i) == d}
+    assert _functions(third, set(_durations(third)) - reused) <= {"spin"}
+    assert len(reused) >= len(after) - 4  # spin's sites that name the variable are new mutants
+
+
+@pytest.mark.slow
+def test_a_changed_test_file_or_conftest_retests_everything(project: Path) -> None:
+    """The tests' own file changed: no verdict its tests gave is reused (not even a kill). A
+    new conftest.py may change every test: no verdict is reused."""
+    first = _durations(run(project))
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "# an edit\n")
+    second = _durations(run(project))
+    assert second and not {i for i in second if first.get(i) == second[i]}
+    (project / "tests" / "conftest.py").write_text("# a fixture could live here\n")
+    third = _durations(run(project))
+    assert third and not {i for i in third if second.get(i) == third[i]}
