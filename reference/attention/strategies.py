@@ -20,6 +20,10 @@ from hypothesis.strategies import SearchStrategy
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 _VALUES = st.floats(min_value=-3.0, max_value=3.0, allow_nan=False, allow_subnormal=False)
+# Built once: strategies made inside a draw are built and validated again for every example.
+_SOFTMAX_SHAPES = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)
+_SOFTMAX_VALUES = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, allow_subnormal=False)
+_SOFTMAX_VALUES_OR_NEG_INF = _SOFTMAX_VALUES | st.just(-np.inf)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,10 +74,8 @@ def problems(draw: st.DrawFn, *, masked: bool | None = None, causal: bool | None
 @st.composite
 def softmax_inputs(draw: st.DrawFn, *, with_neg_inf: bool = True) -> tuple[np.ndarray, int]:
     """An array of 1 to 3 dimensions (some entries -inf when `with_neg_inf`) and a valid axis."""
-    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
-    elements = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, allow_subnormal=False)
-    if with_neg_inf:
-        elements = elements | st.just(-np.inf)
+    shape = draw(_SOFTMAX_SHAPES)
+    elements = _SOFTMAX_VALUES_OR_NEG_INF if with_neg_inf else _SOFTMAX_VALUES
     x = draw(hnp.arrays(np.float64, shape, elements=elements))
     return x, draw(st.integers(min_value=-len(shape), max_value=len(shape) - 1))
 

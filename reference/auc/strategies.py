@@ -36,7 +36,10 @@ def _problems(draw: st.DrawFn, max_size: int, weighted: bool | None) -> Problem:
     size = draw(st.integers(2, max_size))
     labels = draw(st.lists(st.integers(0, 1), min_size=size, max_size=size))
     pool = draw(st.lists(_SCORES, min_size=1, max_size=5, unique=True))
-    scores = draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size))
+    # Positions into the pool, not `sampled_from(pool)`: a strategy over each new pool would be
+    # built and validated again for every example, which cost more than the test it feeds.
+    picks = draw(st.lists(st.integers(0, len(pool) - 1), min_size=size, max_size=size))
+    scores = [pool[pick] for pick in picks]
     # One positive and one negative sample with positive weight make the input valid.
     positive = draw(st.integers(0, size - 1))
     negative = (positive + draw(st.integers(1, size - 1))) % size

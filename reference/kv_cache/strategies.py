@@ -47,6 +47,8 @@ def histories(draw: st.DrawFn, min_live: int = 0, max_calls: int = 12) -> Histor
     allocator = BlockAllocator(num_blocks, block_size)
     live: list[str] = []
     named = 0
+    # `sampled_from(tuple(live))`: hypothesis reuses a strategy over a tuple it has seen, while one
+    # over a list is built and validated anew for every draw.
     for _ in range(draw(st.integers(min_value=0, max_value=max_calls))):
         kind = draw(st.sampled_from(("allocate", "append", "fork", "free") if live else ("allocate",)))
         try:
@@ -55,13 +57,13 @@ def histories(draw: st.DrawFn, min_live: int = 0, max_calls: int = 12) -> Histor
                 live.append(f"s{named}")
                 named += 1
             elif kind == "append":
-                allocator.append_token(draw(st.sampled_from(live)))
+                allocator.append_token(draw(st.sampled_from(tuple(live))))
             elif kind == "fork":
-                allocator.fork(draw(st.sampled_from(live)), f"s{named}")
+                allocator.fork(draw(st.sampled_from(tuple(live))), f"s{named}")
                 live.append(f"s{named}")
                 named += 1
             else:
-                seq_id = draw(st.sampled_from(live))
+                seq_id = draw(st.sampled_from(tuple(live)))
                 allocator.free(seq_id)
                 live.remove(seq_id)
         except OutOfBlocks:

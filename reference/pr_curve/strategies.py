@@ -41,7 +41,10 @@ def _problems(draw: st.DrawFn, max_size: int, weighted: bool | None, both_classe
     classes = draw(st.sampled_from([(0, 1), (0, 1), (0, 0, 0, 1)]))  # balanced or rare positives
     labels = draw(st.lists(st.sampled_from(classes), min_size=size, max_size=size))
     pool = draw(st.lists(_SCORES, min_size=1, max_size=5, unique=True))
-    scores = draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size))
+    # Positions into the pool, not `sampled_from(pool)`: a strategy over each new pool would be
+    # built and validated again for every example, which cost more than the test it feeds.
+    picks = draw(st.lists(st.integers(0, len(pool) - 1), min_size=size, max_size=size))
+    scores = [pool[pick] for pick in picks]
     # The sample(s) that keep the input valid: one with positive weight, or one of each class.
     first = draw(st.integers(0, size - 1))
     kept = [first]

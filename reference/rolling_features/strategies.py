@@ -28,7 +28,29 @@ Call = tuple[tuple[Any, ...], dict[str, Any]]
 
 def values() -> st.SearchStrategy[float]:
     """Quarter-integers, so sums are exact, and now and then a missing value."""
-    return st.integers(-40, 44).map(lambda v: math.nan if v > 40 else v / 4)
+    return _VALUES
+
+
+def _quarter_or_missing(v: int) -> float:
+    return math.nan if v > 40 else v / 4
+
+
+def _entity_and_step(code: int) -> int:
+    return code
+
+
+def _step(code: int) -> int:
+    return code // len(ENTITIES)
+
+
+# Strategies built once, not inside each draw: hypothesis builds and validates a new strategy
+# object again for every example that makes one, which cost more than the tests they feed.
+_VALUES = st.integers(-40, 44).map(_quarter_or_missing)
+_SLOT = st.integers(0, len(ENTITIES) * (LAST_STEP + 1) - 1)
+_ROWS = st.integers(1, 4)
+_OFFSETS = st.sampled_from(OFFSETS)
+_STATS = st.lists(st.sampled_from(STATS), min_size=1, max_size=len(STATS), unique=True)
+_MIN_PERIODS = tuple(st.none() | st.integers(1, rows) for rows in range(1, 5))  # by rows - 1
 
 
 @st.composite
@@ -37,12 +59,10 @@ def frames(
 ) -> pd.DataFrame:
     """Columns x (float), t (datetime), k (entity); unique (k, t), or unique t if `by` is None."""
     # One integer per row encodes its entity and its time step: one draw per row keeps it fast.
-    slots = len(ENTITIES) * (LAST_STEP + 1)
-    unique_by = (lambda code: code) if by is not None else (lambda code: code // len(ENTITIES))
-    slot = st.integers(0, slots - 1)
-    codes = draw(st.lists(slot, min_size=min_rows, max_size=max_rows, unique_by=unique_by))
-    steps = np.array([code // len(ENTITIES) for code in codes], dtype=np.int64)
-    xs = draw(st.lists(values(), min_size=len(codes), max_size=len(codes)))
+    unique_by = _entity_and_step if by is not None else _step
+    codes = draw(st.lists(_SLOT, min_size=min_rows, max_size=max_rows, unique_by=unique_by))
+    steps = np.array([_step(code) for code in codes], dtype=np.int64)
+    xs = draw(st.lists(_VALUES, min_size=len(codes), max_size=len(codes)))
     return pd.DataFrame(
         {
             BY: np.array([ENTITIES[code % len(ENTITIES)] for code in codes], dtype=object),
@@ -58,10 +78,10 @@ def frames(
 def feature_kwargs(draw: st.DrawFn, *, by: str | None = BY) -> dict[str, Any]:
     """Keyword arguments for a frame from `frames(by=by)`: windows, stats and min_periods."""
     # One window of each kind, in either order, so that every call exercises both code paths.
-    rows = draw(st.integers(1, 4))
-    windows = draw(st.permutations([rows, draw(st.sampled_from(OFFSETS))]))
-    stats = draw(st.lists(st.sampled_from(STATS), min_size=1, max_size=len(STATS), unique=True))
-    min_periods = draw(st.none() | st.integers(1, rows))
+    rows = draw(_ROWS)
+    windows = draw(st.permutations([rows, draw(_OFFSETS)]))
+    stats = draw(_STATS)
+    min_periods = draw(_MIN_PERIODS[rows - 1])
     return {
         "value": VALUE,
         "time": TIME,

@@ -47,13 +47,16 @@ def max_runnings() -> SearchStrategy[int | None]:
     return st.none() | st.integers(min_value=1, max_value=4)
 
 
+_MAX_NEW_TOKENS = st.integers(min_value=1, max_value=4)
+
+
 def requests(token_budget: int, rid: str) -> SearchStrategy[Request]:
     """Requests named `rid` that a scheduler with `token_budget` accepts."""
     return st.builds(
         Request,
         rid=st.just(rid),
         prompt_tokens=st.integers(min_value=1, max_value=token_budget),
-        max_new_tokens=st.integers(min_value=1, max_value=4),
+        max_new_tokens=_MAX_NEW_TOKENS,
     )
 
 
@@ -62,10 +65,18 @@ def workloads(draw: st.DrawFn, min_requests: int = 0, max_requests: int = 8) -> 
     """A budget, an optional cap and a few valid requests with distinct ids."""
     token_budget = draw(token_budgets())
     count = draw(st.integers(min_value=min_requests, max_value=max_requests))
+    max_running = draw(max_runnings())
+    # Drawn field by field: a `requests()` strategy per request would be built and validated
+    # anew for every request of every example, which cost more than running the workload.
+    prompt_tokens = st.integers(min_value=1, max_value=token_budget)
     return Workload(
         token_budget=token_budget,
-        max_running=draw(max_runnings()),
-        requests=tuple(draw(requests(token_budget, f"r{index}")) for index in range(count)),
+        max_running=max_running,
+        requests=tuple(
+            Request(rid=f"r{index}", prompt_tokens=draw(prompt_tokens),
+                    max_new_tokens=draw(_MAX_NEW_TOKENS))
+            for index in range(count)
+        ),
     )
 
 
