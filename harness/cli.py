@@ -312,6 +312,8 @@ def _selection(function):
                      help="Bugs per exercise, each in a different function."),
         click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families."),
         click.option("--silent-only", is_flag=True, help="Only bugs that fail by a wrong answer."),
+        click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]),
+                     help="Only exercises of this level (how hard the bug is to find; see the README)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same exercises."),
         click.option("--jobs", type=int, help="Worker processes (default: one per core)."),
         _PROJECT,
@@ -321,11 +323,11 @@ def _selection(function):
     return function
 
 
-def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
+def _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty=None):
     from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
-                              silent_only=silent_only, seed=seed)
+                              silent_only=silent_only, seed=seed, difficulty=difficulty or "")
     return options, build_exercises(options, root=root, jobs=jobs,
                                     progress=_exercise_progress(sys.stderr.isatty()))
 
@@ -343,7 +345,7 @@ def _exercise_progress(interactive: bool):
 @_selection
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Output folder (default: generated/exercises/).")
-def exercises(problems, count, bugs, families, silent_only, seed, jobs, project, out) -> None:
+def exercises(problems, count, bugs, families, silent_only, difficulty, seed, jobs, project, out) -> None:
     """Build validated debug exercises from the reference problems or a project's
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
@@ -352,7 +354,7 @@ def exercises(problems, count, bugs, families, silent_only, seed, jobs, project,
     from bugsmith.harness.exercises.summary import exercises_text
 
     root = exercise_root(project, Path.cwd())
-    options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+    options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty)
     for path in save_exercises(built, out or default_output(root, "exercises"), root=root, options=options):
         click.echo(f"wrote {path}")
     click.echo(exercises_text(built))
@@ -370,7 +372,8 @@ def pack() -> None:
 @click.option("--out", type=click.Path(path_type=Path),
               help="A folder for two trees, or NAME.zip for two archives (default: generated/pack/,"
                    " or .bugsmith/pack/ in a project).")
-def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out) -> None:
+def pack_export(problems, count, bugs, families, silent_only, difficulty, seed, jobs, project, source,
+                out) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
     from bugsmith.harness.exercises.pack import export, load_exercises
     from bugsmith.harness.exercises.problems import default_output, exercise_root
@@ -379,7 +382,7 @@ def pack_export(problems, count, bugs, families, silent_only, seed, jobs, projec
     if source is not None:
         options, built = None, load_exercises(source)
     else:
-        options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+        options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty)
     paths = export(built, out or default_output(root, "pack"), root=root, options=options)
     click.echo(f"candidate: {paths.candidate}")
     click.echo(f"instructor: {paths.instructor}")

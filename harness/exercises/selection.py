@@ -22,9 +22,11 @@ from pathlib import Path
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.evaluate import Evaluator, combined_source
-from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
+from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, time_limit_minutes
+from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.probes import Probes, test_texts
 from bugsmith.harness.exercises.problems import Problem, load_problems
-from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
+from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.exercises.traces import machine_trace
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import CACHE_VERSION
@@ -39,6 +41,8 @@ from bugsmith.mutators.mutant import Family, Mutant
 
 CACHE_KIND = "exercise-verdict"
 VISIBLE_KIND = "exercise-visible-verdict"
+FINDABILITY_KIND = "exercise-findability"
+FINDABILITY_VERSION = "findability/2"  # part of its cache key: a new measure re-measures
 MAX_DELETED_LINES = 3
 GROUP_TRIES = 6  # K-bug groups validated per exercise wanted before a problem gives up
 MESSAGE_LINES = 8
@@ -109,6 +113,8 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
         raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
     if options.count < 1 or options.bugs < 1:
         raise ExerciseError("--count and --bugs must be at least 1")
+    if options.difficulty and options.difficulty not in LEVEL_NAMES:
+        raise ExerciseError(f"unknown difficulty {options.difficulty!r}; choose from {', '.join(LEVEL_NAMES)}")
     mutators = registry.select(options.families)
     quotas = {p: options.count // len(problems) + (i < options.count % len(problems))
               for i, p in enumerate(problems)}
@@ -165,14 +171,47 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
+                self.probes = Probes(ev, self.visible, test_texts(self.spec.root, self.spec.visible))
+                self.single_evidence: dict[str, Evidence] = {}
                 if self.options.bugs == 1:
-                    singles = self._singles(quota, quota)
+                    singles = self._leveled_singles(quota)
                     chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in singles[:quota]]
                 else:
                     chosen = self._multi(quota)
+                return [self._exercise(evidence) for evidence in chosen]
             finally:
                 store.close()
-        return [self._exercise(evidence) for evidence in chosen]
+
+    def _leveled_singles(self, quota: int) -> list[Evidence]:
+        """`quota` single bugs of the asked difficulty: a pool that doubles until it has them."""
+        wanted = quota
+        while True:
+            singles = self._singles(wanted, quota)
+            fitting = [e for e in singles if self._fits(e)]
+            if len(fitting) >= quota or len(singles) < wanted or wanted >= len(self.candidates):
+                return fitting[:quota]
+            wanted *= 2
+
+    def _fits(self, evidence: Evidence) -> bool:
+        """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
+        if not self.options.difficulty:
+            return True
+        return self._difficulty(evidence).level == self.options.difficulty
+
+    def _difficulty(self, evidence: Evidence) -> Difficulty:
+        return difficulty([self._findability(m) for m in evidence.mutants], silent=evidence.silent)
+
+    def _findability(self, mutant: Mutant) -> Findability:
+        """The evidence of how hard `mutant` alone is to find (cached: it costs runs)."""
+        key = self._key([mutant], FINDABILITY_VERSION)
+        cached = self.store.extras(FINDABILITY_KIND).get(key)
+        if cached is not None:
+            return Findability.from_dict(cached)
+        alone = self.single_evidence.get(mutant.id)
+        symptoms = alone.symptoms if alone is not None else ()
+        found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms])
+        self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
+        return found
 
     def _multi(self, quota: int) -> list[Evidence]:
         """K-bug exercises from a pool of validated single bugs that doubles until the quota is
@@ -259,6 +298,8 @@ class _ProblemBuilder:
             evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
             if evidence is not None:
                 found.append(evidence)
+                if len(group) == 1:  # what one bug alone shows: its findability is measured on it
+                    self.single_evidence[group[0].id] = evidence
         return found
 
     def _key(self, group: Sequence[Mutant], tests: str = "all") -> str:
@@ -299,7 +340,7 @@ class _ProblemBuilder:
                 break
             tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
-            if validated and (validated[0].silent or not self.options.silent_only):
+            if validated and (validated[0].silent or not self.options.silent_only) and self._fits(validated[0]):
                 chosen.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
                 used.update(m.id for m in group)
             else:
@@ -313,8 +354,8 @@ class _ProblemBuilder:
         for mutant in evidence.mutants:
             by_file[mutant.file].append(mutant)
         mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
-        score = difficulty(mutants, silent=evidence.silent, failing=len(evidence.fail_to_pass),
-                           total=len(self.all_tests), visible_failing=len(evidence.symptoms))
+        findability = tuple(self._findability(m) for m in mutants)
+        score = difficulty(findability, silent=evidence.silent)
         digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
         return Exercise(
             id="", instance_id=f"{self.spec.instance_prefix}__{self.problem}-{digest.hexdigest()[:10]}",
@@ -325,6 +366,7 @@ class _ProblemBuilder:
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
             time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
             bug_tests=tuple(evidence.alone.get(m.id, ()) for m in mutants),
+            findability=findability,
         )
 
 
