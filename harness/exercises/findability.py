@@ -30,6 +30,7 @@ class Findability:
     named: bool  # a failing visible test's name or message names the buggy function or the edited code
     lines_to_read: int  # lines of the functions the failing visible tests run
     helper: bool  # the visible tests never name the buggy function: it is seen through the public API
+    clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.clues)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

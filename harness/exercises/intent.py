@@ -49,9 +49,10 @@ class Intent:
     """The comment or docstring nearest the bug that states what the bug contradicts, if any."""
 
     stated: bool
-    text: str  # the sentence (comment line or docstring) that scored highest
-    line: int  # where that text starts; 0 when there is none
+    text: str  # the comment line, or the docstring's sentence, that scored highest
+    line: int  # where the comment or docstring starts; 0 when there is none
     points: int
+    comment: bool = False  # a comment (else a docstring)
 
 
 def words(text: str) -> set[str]:
@@ -133,10 +134,10 @@ def stated_intent(source: str, mutant: Mutant) -> Intent:
     statement = statement_concepts(source, mutant)
     best = Intent(stated=False, text="", line=0, points=0)
     for line, text, is_comment in nearby_text(source, mutant.span.line, mutant.span.end_line):
-        for sentence in _sentences(text):
+        for sentence in [" ".join(text.split())] if is_comment else _sentences(text):
             score = points(sentence, compound, statement if is_comment else concepts)
             if score > best.points:
-                best = Intent(stated=score >= STATED, text=sentence, line=line, points=score)
+                best = Intent(stated=score >= STATED, text=sentence, line=line, points=score, comment=is_comment)
     return best
 
 

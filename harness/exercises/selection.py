@@ -22,6 +22,7 @@ from pathlib import Path
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.evaluate import Evaluator, combined_source
+from bugsmith.harness.exercises.clues import clue_of, drop_clues
 from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, time_limit_minutes
 from bugsmith.harness.exercises.findability import Findability
 from bugsmith.harness.exercises.probes import Probes, test_texts
@@ -199,7 +200,15 @@ class _ProblemBuilder:
         return self._difficulty(evidence).level == self.options.difficulty
 
     def _difficulty(self, evidence: Evidence) -> Difficulty:
-        return difficulty([self._findability(m) for m in evidence.mutants], silent=evidence.silent)
+        return difficulty(self._findings(evidence.mutants), silent=evidence.silent)
+
+    def _findings(self, mutants: Sequence[Mutant]) -> tuple[Findability, ...]:
+        """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
+        comment or docstring sentence that states what its bug contradicts."""
+        found = tuple(self._findability(m) for m in mutants)
+        if self.options.difficulty != "hard":
+            return found
+        return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
 
     def _findability(self, mutant: Mutant) -> Findability:
         """The evidence of how hard `mutant` alone is to find (cached: it costs runs)."""
@@ -354,13 +363,18 @@ class _ProblemBuilder:
         for mutant in evidence.mutants:
             by_file[mutant.file].append(mutant)
         mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
-        findability = tuple(self._findability(m) for m in mutants)
+        findability = self._findings(mutants)
         score = difficulty(findability, silent=evidence.silent)
+        dropped = [m for m, f in zip(mutants, findability) if f.clue_dropped]
+        buggy = {}
+        for file, group in sorted(by_file.items()):
+            clues = [clue_of(self.ev.sources[file], mutants, m) for m in dropped if m.file == file]
+            buggy[file] = drop_clues(combined_source(self.ev.sources[file], group), [c for c in clues if c])
         digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
         return Exercise(
             id="", instance_id=f"{self.spec.instance_prefix}__{self.problem}-{digest.hexdigest()[:10]}",
             problem=self.problem, mutants=mutants,
-            buggy={f: combined_source(self.ev.sources[f], ms) for f, ms in sorted(by_file.items())},
+            buggy=buggy,
             reference={f: self.ev.sources[f] for f in sorted(by_file)},
             fail_to_pass=evidence.fail_to_pass, pass_to_pass=evidence.pass_to_pass,
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
