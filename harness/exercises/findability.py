@@ -31,6 +31,7 @@ class Findability:
     lines_to_read: int  # lines of the functions the failing visible tests run
     helper: bool  # the visible tests never name the buggy function: it is seen through the public API
     clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.clues)
+    repair_searched: bool = True  # False: a survey; the search was skipped, `repair_tries` means nothing yet
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -10,7 +10,7 @@ and stopping at the first failure, so a wrong edit costs one test.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,19 +39,24 @@ class Probes:
         self.mutators = registry.select(())
         self._original_edits: dict[str, tuple[Mutant, ...]] = {}
 
-    def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str]) -> Findability:
-        """The evidence of one bug alone; `failing` are the visible tests it fails."""
+    def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str],
+                search: Callable[[Findability], bool] = lambda survey: True) -> Findability:
+        """The evidence of one bug alone; `failing` are the visible tests it fails. The repair
+        search, which costs up to REPAIR_CAP runs, only if `search` says the survey (all the
+        rest) needs it; else the record says it was skipped."""
         lines = self.coverage([bug]) or self._baseline_lines()
         scores = ochiai(lines, failing)
         where = locate(scores, [bug], bug)
-        return Findability(
-            mutant=bug.id, fl_rank=where.rank, fl_lines=where.ranked,
-            repair_tries=self.repair_tries(bug, scores, failing),
+        survey = Findability(
+            mutant=bug.id, fl_rank=where.rank, fl_lines=where.ranked, repair_tries=None, repair_searched=False,
             intent=stated_intent(self.ev.sources[bug.file], bug).stated,
             named=names_bug(bug, self.ev.sources[bug.file], failing, messages),
             lines_to_read=lines_to_read(lines, failing, self._buggy_sources([bug])),
             helper=is_helper(bug, self.test_sources),
         )
+        if not search(survey):
+            return survey
+        return replace(survey, repair_tries=self.repair_tries(bug, scores, failing), repair_searched=True)
 
     def coverage(self, bugs: Sequence[Mutant]) -> LineMap | None:
         """The lines each visible test runs on the program with `bugs`; None if it cannot be measured."""
@@ -128,6 +133,6 @@ def _all_passed(verdict: Verdict | None, count: int) -> bool:
     return len(verdict.results) == count and all(r.outcome == "passed" for r in verdict.results)
 
 
-def test_texts(root: Path, files: Sequence[str]) -> list[str]:
+def visible_test_texts(root: Path, files: Sequence[str]) -> list[str]:
     """The visible test files' text (which functions they call by name)."""
     return [(root / f).read_text(encoding="utf-8") for f in files]

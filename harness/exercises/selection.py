@@ -25,7 +25,7 @@ from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.clues import clue_of, drop_clues
 from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, time_limit_minutes
 from bugsmith.harness.exercises.findability import Findability
-from bugsmith.harness.exercises.probes import Probes, test_texts
+from bugsmith.harness.exercises.probes import Probes, visible_test_texts
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.exercises.traces import machine_trace
@@ -172,7 +172,7 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
-                self.probes = Probes(ev, self.visible, test_texts(self.spec.root, self.spec.visible))
+                self.probes = Probes(ev, self.visible, visible_test_texts(self.spec.root, self.spec.visible))
                 self.single_evidence: dict[str, Evidence] = {}
                 if self.options.bugs == 1:
                     singles = self._leveled_singles(quota)
@@ -200,25 +200,38 @@ class _ProblemBuilder:
         return self._difficulty(evidence).level == self.options.difficulty
 
     def _difficulty(self, evidence: Evidence) -> Difficulty:
-        return difficulty(self._findings(evidence.mutants), silent=evidence.silent)
+        # One bug's level may be told before its repair search: skip that search if no result of it could fit.
+        full = self.options.bugs > 1 or len(evidence.mutants) > 1
+        return difficulty(self._findings(evidence.mutants, full=full), silent=evidence.silent)
 
-    def _findings(self, mutants: Sequence[Mutant]) -> tuple[Findability, ...]:
+    def _findings(self, mutants: Sequence[Mutant], *, full: bool = True) -> tuple[Findability, ...]:
         """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
         comment or docstring sentence that states what its bug contradicts."""
-        found = tuple(self._findability(m) for m in mutants)
+        found = tuple(self._findability(m, full=full) for m in mutants)
         if self.options.difficulty != "hard":
             return found
         return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
 
-    def _findability(self, mutant: Mutant) -> Findability:
-        """The evidence of how hard `mutant` alone is to find (cached: it costs runs)."""
+    def _could_fit(self, survey: Findability, silent: bool) -> bool:
+        """Whether some outcome of the repair search (found at once, or never) gives the asked level."""
+        if self.options.difficulty == "hard" and survey.intent:
+            survey = replace(survey, intent=False)  # its handout drops the comment
+        low, high = (LEVEL_NAMES.index(difficulty([replace(survey, repair_tries=tries, repair_searched=True)],
+                                                  silent=silent).level) for tries in (1, None))
+        return low <= LEVEL_NAMES.index(self.options.difficulty) <= high
+
+    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
+        """The evidence of how hard `mutant` alone is to find (cached: it costs runs); without
+        `full`, a survey whose repair search ran only if the asked level depends on it."""
         key = self._key([mutant], FINDABILITY_VERSION)
         cached = self.store.extras(FINDABILITY_KIND).get(key)
-        if cached is not None:
+        if cached is not None and (cached.get("repair_searched", True) or not full):
             return Findability.from_dict(cached)
         alone = self.single_evidence.get(mutant.id)
         symptoms = alone.symptoms if alone is not None else ()
-        found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms])
+        silent = alone.silent if alone is not None else True
+        found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms],
+                                    search=lambda survey: full or self._could_fit(survey, silent))
         self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
         return found
 
