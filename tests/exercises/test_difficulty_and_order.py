@@ -5,8 +5,13 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import pytest
+
+from bugsmith.harness.config import builtin_root
+from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
 from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.records import ExerciseError
 from bugsmith.harness.exercises.selection import eligible, ordered
 from bugsmith.mutators.mutant import Family, Mutant, Span, unified_diff
 
@@ -83,3 +88,9 @@ def test_more_bugs_add_difficulty_and_time():
     two = difficulty([found(), found(fl_rank=1)], silent=False)
     assert two.score == one.score + 2
     assert time_limit_minutes(two.score, 2) > time_limit_minutes(one.score, 1)
+
+
+def test_an_unknown_difficulty_is_refused_before_anything_runs():
+    """`--difficulty` takes easy, medium or hard; anything else is a one-line error."""
+    with pytest.raises(ExerciseError, match="unknown difficulty 'brutal'"):
+        build_exercises(ExerciseOptions(problems=("auc",), difficulty="brutal"), root=builtin_root())
