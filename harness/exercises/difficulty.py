@@ -11,7 +11,8 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
 - helper (0-1): no visible test calls the buggy function by name;
 - silent (0-1): the failures are wrong answers, no traceback into the code.
 
-An exercise takes its hardest bug's points, plus 2 per further bug; the score is 1 plus the
+An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when its bugs interact
+(a visible test fails with either bug alone: fixing one leaves that symptom red); the score is 1 plus the
 points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. A bug at fault
 localisation rank 1 under a contradicting comment is never "hard", whatever else it has.
 """
@@ -50,11 +51,19 @@ def bug_factors(evidence: Findability, *, silent: bool) -> dict[str, int]:
             "silent": int(silent)}
 
 
-def difficulty(evidence: Sequence[Findability], *, silent: bool) -> Difficulty:
-    """Score an exercise from the findability of its bugs (one record per bug)."""
+def interacting(alone: Sequence[Sequence[str]]) -> bool:
+    """Whether two bugs fail a common test alone: a symptom with two causes."""
+    return any(set(a) & set(b) for i, a in enumerate(alone) for b in alone[i + 1:])
+
+
+def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool = False) -> Difficulty:
+    """Score an exercise from the findability of its bugs (one record per bug); `interact`: its
+    bugs share a failing visible test."""
     per_bug = [bug_factors(e, silent=silent) for e in evidence]
     hardest = max(per_bug, key=lambda f: (sum(f.values()), sorted(f.items())))
     factors = {**hardest, "extra_bugs": EXTRA_BUG_POINTS * (len(evidence) - 1)}
+    if len(evidence) > 1:
+        factors["interaction"] = int(interact)
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
     if level == "hard" and all(e.fl_rank == 1 and e.intent for e in evidence):

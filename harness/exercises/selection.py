@@ -23,7 +23,7 @@ from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.clues import clue_of, drop_clues
-from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, time_limit_minutes
+from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, interacting, time_limit_minutes
 from bugsmith.harness.exercises.findability import Findability
 from bugsmith.harness.exercises.probes import Probes, visible_test_texts
 from bugsmith.harness.exercises.problems import Problem, load_problems
@@ -197,12 +197,19 @@ class _ProblemBuilder:
         """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
         if not self.options.difficulty:
             return True
+        if self.options.difficulty == "hard" and len(evidence.mutants) > 1 and not self._interact(evidence.mutants):
+            return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
         return self._difficulty(evidence).level == self.options.difficulty
 
     def _difficulty(self, evidence: Evidence) -> Difficulty:
         # One bug's level may be told before its repair search: skip that search if no result of it could fit.
         full = self.options.bugs > 1 or len(evidence.mutants) > 1
-        return difficulty(self._findings(evidence.mutants, full=full), silent=evidence.silent)
+        return difficulty(self._findings(evidence.mutants, full=full), silent=evidence.silent,
+                          interact=self._interact(evidence.mutants))
+
+    def _interact(self, mutants: Sequence[Mutant]) -> bool:
+        alone = [self.single_evidence[m.id].symptoms if m.id in self.single_evidence else () for m in mutants]
+        return interacting([[s.test for s in symptoms] for symptoms in alone])
 
     def _findings(self, mutants: Sequence[Mutant], *, full: bool = True) -> tuple[Findability, ...]:
         """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
@@ -377,7 +384,7 @@ class _ProblemBuilder:
             by_file[mutant.file].append(mutant)
         mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
         findability = self._findings(mutants)
-        score = difficulty(findability, silent=evidence.silent)
+        score = difficulty(findability, silent=evidence.silent, interact=self._interact(mutants))
         dropped = [m for m, f in zip(mutants, findability) if f.clue_dropped]
         buggy = {}
         for file, group in sorted(by_file.items()):

@@ -9,7 +9,7 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
+from bugsmith.harness.exercises.difficulty import difficulty, interacting, time_limit_minutes
 from bugsmith.harness.exercises.findability import Findability
 from bugsmith.harness.exercises.records import ExerciseError
 from bugsmith.harness.exercises.selection import eligible, ordered
@@ -94,3 +94,11 @@ def test_an_unknown_difficulty_is_refused_before_anything_runs():
     """`--difficulty` takes easy, medium or hard; anything else is a one-line error."""
     with pytest.raises(ExerciseError, match="unknown difficulty 'brutal'"):
         build_exercises(ExerciseOptions(problems=("auc",), difficulty="brutal"), root=builtin_root())
+
+
+def test_bugs_that_share_a_symptom_interact_and_score_one_more():
+    """A visible test that either bug fails alone stays red after one fix: harder than two apart."""
+    assert interacting([["t1", "t2"], ["t2"]]) and not interacting([["t1"], ["t2"]])
+    apart = difficulty([found(), found()], silent=True)
+    tangled = difficulty([found(), found()], silent=True, interact=True)
+    assert tangled.score == apart.score + 1 and tangled.factors["interaction"] == 1
