@@ -21,13 +21,12 @@ from pathlib import Path
 
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
-from bugsmith.harness.evaluate import Evaluator, combined_source
-from bugsmith.harness.exercises.clues import clue_of, drop_clues
-from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, difficulty, interacting, time_limit_minutes
-from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.evaluate import Evaluator
+from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, time_limit_minutes
+from bugsmith.harness.exercises.levels import Levels
 from bugsmith.harness.exercises.probes import Probes, visible_test_texts
 from bugsmith.harness.exercises.problems import Problem, load_problems
-from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, ExerciseOptions, Symptom
+from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.exercises.traces import machine_trace
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import CACHE_VERSION
@@ -42,8 +41,6 @@ from bugsmith.mutators.mutant import Family, Mutant
 
 CACHE_KIND = "exercise-verdict"
 VISIBLE_KIND = "exercise-visible-verdict"
-FINDABILITY_KIND = "exercise-findability"
-FINDABILITY_VERSION = "findability/2"  # part of its cache key: a new measure re-measures
 MAX_DELETED_LINES = 3
 GROUP_TRIES = 6  # K-bug groups validated per exercise wanted before a problem gives up
 MESSAGE_LINES = 8
@@ -172,8 +169,8 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
-                self.probes = Probes(ev, self.visible, visible_test_texts(self.spec.root, self.spec.visible))
-                self.single_evidence: dict[str, Evidence] = {}
+                probes = Probes(ev, self.visible, visible_test_texts(self.spec.root, self.spec.visible))
+                self.levels = Levels(self.options, probes, store, self._key)
                 if self.options.bugs == 1:
                     singles = self._leveled_singles(quota)
                     chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in singles[:quota]]
@@ -194,53 +191,7 @@ class _ProblemBuilder:
             wanted *= 2
 
     def _fits(self, evidence: Evidence) -> bool:
-        """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
-        if not self.options.difficulty:
-            return True
-        if self.options.difficulty == "hard" and len(evidence.mutants) > 1 and not self._interact(evidence.mutants):
-            return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
-        return self._difficulty(evidence).level == self.options.difficulty
-
-    def _difficulty(self, evidence: Evidence) -> Difficulty:
-        # One bug's level may be told before its repair search: skip that search if no result of it could fit.
-        full = self.options.bugs > 1 or len(evidence.mutants) > 1
-        return difficulty(self._findings(evidence.mutants, full=full), silent=evidence.silent,
-                          interact=self._interact(evidence.mutants))
-
-    def _interact(self, mutants: Sequence[Mutant]) -> bool:
-        alone = [self.single_evidence[m.id].symptoms if m.id in self.single_evidence else () for m in mutants]
-        return interacting([[s.test for s in symptoms] for symptoms in alone])
-
-    def _findings(self, mutants: Sequence[Mutant], *, full: bool = True) -> tuple[Findability, ...]:
-        """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
-        comment or docstring sentence that states what its bug contradicts."""
-        found = tuple(self._findability(m, full=full) for m in mutants)
-        if self.options.difficulty != "hard":
-            return found
-        return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
-
-    def _could_fit(self, survey: Findability, silent: bool) -> bool:
-        """Whether some outcome of the repair search (found at once, or never) gives the asked level."""
-        if self.options.difficulty == "hard" and survey.intent:
-            survey = replace(survey, intent=False)  # its handout drops the comment
-        low, high = (LEVEL_NAMES.index(difficulty([replace(survey, repair_tries=tries, repair_searched=True)],
-                                                  silent=silent).level) for tries in (1, None))
-        return low <= LEVEL_NAMES.index(self.options.difficulty) <= high
-
-    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
-        """The evidence of how hard `mutant` alone is to find (cached: it costs runs); without
-        `full`, a survey whose repair search ran only if the asked level depends on it."""
-        key = self._key([mutant], FINDABILITY_VERSION)
-        cached = self.store.extras(FINDABILITY_KIND).get(key)
-        if cached is not None and (cached.get("repair_searched", True) or not full):
-            return Findability.from_dict(cached)
-        alone = self.single_evidence.get(mutant.id)
-        symptoms = alone.symptoms if alone is not None else ()
-        silent = alone.silent if alone is not None else True
-        found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms],
-                                    search=lambda survey: full or self._could_fit(survey, silent))
-        self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
-        return found
+        return self.levels.fits(evidence.mutants, evidence.silent)
 
     def _multi(self, quota: int) -> list[Evidence]:
         """K-bug exercises from a pool of validated single bugs that doubles until the quota is
@@ -327,8 +278,8 @@ class _ProblemBuilder:
             evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
             if evidence is not None:
                 found.append(evidence)
-                if len(group) == 1:  # what one bug alone shows: its findability is measured on it
-                    self.single_evidence[group[0].id] = evidence
+                if len(group) == 1:
+                    self.levels.remember(group[0], evidence.symptoms, evidence.silent)
         return found
 
     def _key(self, group: Sequence[Mutant], tests: str = "all") -> str:
@@ -383,18 +334,13 @@ class _ProblemBuilder:
         for mutant in evidence.mutants:
             by_file[mutant.file].append(mutant)
         mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
-        findability = self._findings(mutants)
-        score = difficulty(findability, silent=evidence.silent, interact=self._interact(mutants))
-        dropped = [m for m, f in zip(mutants, findability) if f.clue_dropped]
-        buggy = {}
-        for file, group in sorted(by_file.items()):
-            clues = [clue_of(self.ev.sources[file], mutants, m) for m in dropped if m.file == file]
-            buggy[file] = drop_clues(combined_source(self.ev.sources[file], group), [c for c in clues if c])
+        findability, score = self.levels.score(mutants, evidence.silent)
         digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
         return Exercise(
             id="", instance_id=f"{self.spec.instance_prefix}__{self.problem}-{digest.hexdigest()[:10]}",
             problem=self.problem, mutants=mutants,
-            buggy=buggy,
+            buggy={f: self.levels.handout(self.ev.sources[f], ms, mutants, findability)
+                   for f, ms in sorted(by_file.items())},
             reference={f: self.ev.sources[f] for f in sorted(by_file)},
             fail_to_pass=evidence.fail_to_pass, pass_to_pass=evidence.pass_to_pass,
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
