@@ -191,7 +191,8 @@ class _ProblemBuilder:
             wanted *= 2
 
     def _fits(self, evidence: Evidence) -> bool:
-        return self.levels.fits(evidence.mutants, evidence.silent)
+        """Whether these bugs make an exercise of the asked difficulty (any, when none is asked)."""
+        return not self.options.difficulty or self.levels.fits(evidence.mutants, evidence.silent)
 
     def _multi(self, quota: int) -> list[Evidence]:
         """K-bug exercises from a pool of validated single bugs that doubles until the quota is
