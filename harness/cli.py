@@ -312,6 +312,8 @@ def _selection(function):
                      help="Bugs per exercise, each in a different function."),
         click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families."),
         click.option("--silent-only", is_flag=True, help="Only bugs that fail by a wrong answer."),
+        click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]),
+                     help="Only exercises of this level (how hard the bug is to find; see the README)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same exercises."),
         click.option("--jobs", type=int, help="Worker processes (default: one per core)."),
         _PROJECT,
@@ -321,11 +323,11 @@ def _selection(function):
     return function
 
 
-def _build(root, problems, count, bugs, families, silent_only, seed, jobs):
+def _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty=None):
     from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 
     options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
-                              silent_only=silent_only, seed=seed)
+                              silent_only=silent_only, seed=seed, difficulty=difficulty or "")
     return options, build_exercises(options, root=root, jobs=jobs,
                                     progress=_exercise_progress(sys.stderr.isatty()),
                                     notice=lambda text: click.echo(f"\nbugsmith: warning: {text}", err=True))
@@ -363,7 +365,7 @@ def _exercise_progress(interactive: bool):
 @click.option("--stats", is_flag=True,
               help="Print each problem's pool per family (candidates, validated silent and loud bugs)"
                    " instead of building; validates every candidate once (cached).")
-def exercises(problems, count, bugs, families, silent_only, seed, jobs, project, out, stats) -> None:
+def exercises(problems, count, bugs, families, silent_only, difficulty, seed, jobs, project, out, stats) -> None:
     """Build validated debug exercises from the reference problems or a project's
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
@@ -375,7 +377,7 @@ def exercises(problems, count, bugs, families, silent_only, seed, jobs, project,
     if stats:
         _pool_stats(root, problems, families, jobs)
         return
-    options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+    options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty)
     for path in save_exercises(built, out or default_output(root, "exercises"), root=root, options=options):
         click.echo(f"wrote {path}")
     click.echo(exercises_text(built))
@@ -396,7 +398,8 @@ def pack() -> None:
 @click.option("--candidates", type=click.IntRange(1),
               help="One pack per candidate, each with one exercise per problem on its own seeded variant"
                    " of the code (replaces --count).")
-def pack_export(problems, count, bugs, families, silent_only, seed, jobs, project, source, out, candidates) -> None:
+def pack_export(problems, count, bugs, families, silent_only, difficulty, seed, jobs, project, source,
+                out, candidates) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
     from bugsmith.harness.exercises.candidates import candidate_count, export_candidates
     from bugsmith.harness.exercises.pack import export, load_exercises
@@ -407,7 +410,7 @@ def pack_export(problems, count, bugs, families, silent_only, seed, jobs, projec
         options, built = None, load_exercises(source)
     else:
         count = candidate_count(root, problems, candidates) if candidates else count
-        options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs)
+        options, built = _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty)
     out = out or default_output(root, "pack")
     if candidates:
         every = export_candidates(built, out, root=root, candidates=candidates, seed=seed, options=options,

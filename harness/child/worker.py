@@ -161,6 +161,13 @@ class ForkServer(CollectErrors):
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
         if isinstance(job.task, CoverageTask):
+            # A job with patches measures the mutated program (an exercise's fault localisation).
+            try:
+                for patch in job.patches:
+                    swap(self.index, patch.path, patch.function, patch.source, patch.unit)
+            except BaseException as error:  # noqa: BLE001 - a failure to activate is a verdict
+                send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
+                return
             self._baseline(job, out)
             return
         if job.task is not None:  # e.g. survivor triage, which activates (and toggles) the mutant itself

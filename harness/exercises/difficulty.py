@@ -1,48 +1,77 @@
-"""How hard an exercise is, from evidence only: what the failures look like and what changed.
+"""How hard an exercise is: how hard its bugs are to *find*, from the evidence of findability.
 
-Each factor adds points to a base of 1; the sum is clipped to 1-10. The factors and their
-weights are documented in the README ("Difficulty of an exercise").
+The README ("Difficulty of an exercise") documents the formula; in short, per bug:
+
+- locate (0-6): the Ochiai rank of the bug's line over the visible tests (rank 1: 0, 2-3: 1,
+  4-9: 2, else 3) plus the tries an automatic repair search needs (up to 5: 0, 20: 1, 50: 2,
+  not found within 50: 3);
+- clues cap locate: a nearby comment that states the intent the bug contradicts caps it at 1,
+  a failing test's name or message that names the buggy code at 2, both at 0;
+- read (0-2): lines of the functions on the failing tests' path (< 50: 0, < 120: 1, else 2);
+- helper (0-1): no visible test calls the buggy function by name;
+- silent (0-1): the failures are wrong answers, no traceback into the code.
+
+An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when its bugs interact
+(a visible test fails with either bug alone: fixing one leaves that symptom red); the score is 1 plus the
+points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. A bug at fault
+localisation rank 1 under a contradicting comment is never "hard", whatever else it has.
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
+from bugsmith.harness.exercises.findability import Findability
 from bugsmith.harness.exercises.records import Difficulty
-from bugsmith.mutators.mutant import Mutant
 
-LEVELS = ((5, "easy"), (7, "medium"), (10, "hard"))
-
-
-def changed_characters(mutant: Mutant) -> int:
-    """How many characters differ between the original and the mutated text of the site."""
-    matcher = difflib.SequenceMatcher(None, mutant.original, mutant.mutated, autojunk=False)
-    return sum(
-        max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
-    )
+LEVELS = ((4, "easy"), (7, "medium"), (10, "hard"))
+LEVEL_NAMES = tuple(name for _, name in LEVELS)
+RANK_POINTS = ((1, 0), (3, 1), (9, 2))  # rank up to .. -> points; beyond: 3
+REPAIR_POINTS = ((5, 0), (20, 1), (50, 2))  # tries up to .. -> points; not found: 3
+READ_POINTS = ((49, 0), (119, 1))  # lines up to .. -> points; beyond: 2
+INTENT_CAP, NAMED_CAP, BOTH_CAP = 1, 2, 0
+EXTRA_BUG_POINTS = 2
 
 
-def difficulty(
-    mutants: Sequence[Mutant], *, silent: bool, failing: int, total: int, visible_failing: int
-) -> Difficulty:
-    """Score an exercise from its bugs and the evidence of its validation run."""
-    share = failing / total if total else 1.0
-    factors = {
-        # A traceback into the code points at the bug; a wrong number points nowhere.
-        "silent": 3 if silent else 0,
-        "few_failing_tests": 2 if share < 0.05 else 1 if share < 0.2 else 0,
-        "one_visible_symptom": 1 if visible_failing == 1 else 0,
-        "family": max(m.family.info.difficulty for m in mutants),  # points set in the Family table
-        "small_diff": 1 if all(changed_characters(m) <= 3 for m in mutants) else 0,
-        "extra_bugs": 2 * (len(mutants) - 1),
-    }
+def _step(value: int | None, steps: tuple[tuple[int, int], ...], beyond: int) -> int:
+    if value is None:
+        return beyond
+    return next((points for limit, points in steps if value <= limit), beyond)
+
+
+def bug_factors(evidence: Findability, *, silent: bool) -> dict[str, int]:
+    """The points one bug's evidence gives, by factor."""
+    found = _step(evidence.fl_rank, RANK_POINTS, 3)
+    repair = _step(evidence.repair_tries, REPAIR_POINTS, 3)
+    cap = (BOTH_CAP if evidence.intent and evidence.named else INTENT_CAP if evidence.intent
+           else NAMED_CAP if evidence.named else found + repair)
+    clue = min(cap, found + repair) - (found + repair)  # zero or negative: what the clues give away
+    return {"fault_localisation": found, "repair_search": repair, "clues": clue,
+            "reading": _step(evidence.lines_to_read, READ_POINTS, 2), "helper": int(evidence.helper),
+            "silent": int(silent)}
+
+
+def interacting(alone: Sequence[Sequence[str]]) -> bool:
+    """Whether two bugs fail a common test alone: a symptom with two causes."""
+    return any(set(a) & set(b) for i, a in enumerate(alone) for b in alone[i + 1:])
+
+
+def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool = False) -> Difficulty:
+    """Score an exercise from the findability of its bugs (one record per bug); `interact`: its
+    bugs share a failing visible test."""
+    per_bug = [bug_factors(e, silent=silent) for e in evidence]
+    hardest = max(per_bug, key=lambda f: (sum(f.values()), sorted(f.items())))
+    factors = {**hardest, "extra_bugs": EXTRA_BUG_POINTS * (len(evidence) - 1)}
+    if len(evidence) > 1:
+        factors["interaction"] = int(interact)
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
+    if level == "hard" and all(e.fl_rank == 1 and e.intent for e in evidence):
+        score, level = LEVELS[1][0], LEVELS[1][1]  # the tests and a comment point at every bug
     return Difficulty(score=score, level=level, factors=factors)
 
 
 def time_limit_minutes(score: int, bugs: int) -> int:
-    """A suggested time limit: 15 minutes plus 5 per difficulty point, rounded to 5."""
+    """A suggested time limit: 15 minutes plus 5 per difficulty point, 10 more per further bug, rounded to 5."""
     minutes = 15 + 5 * score + 10 * (bugs - 1)
     return int(5 * round(minutes / 5))

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bugsmith.errors import BugsmithError
+from bugsmith.harness.exercises.findability import Findability
 from bugsmith.mutators.mutant import Mutant
 
 
@@ -23,6 +24,7 @@ class ExerciseOptions:
     families: tuple[str, ...] = ()
     silent_only: bool = False
     seed: int = 0
+    difficulty: str = ""  # "easy", "medium" or "hard": only exercises of that level; "" any
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +59,8 @@ class Exercise:
     `buggy` and `reference` map each changed file (relative path) to its whole text; the
     problem's other files are unchanged. Test ids are pytest node ids relative to the root.
     `bug_tests[i]` are the tests `mutants[i]` fails when it is the only bug (so a grade can
-    tell which bugs a submission fixed); empty in records built before it was kept.
+    tell which bugs a submission fixed); empty in records built before it was kept. So is
+    `findability[i]`, the evidence of how hard `mutants[i]` is to find.
     """
 
     id: str  # position in the pack, e.g. "exercise-01": reveals nothing about the bug
@@ -76,6 +79,7 @@ class Exercise:
     # A variant (harness.exercises.variants): the problem's other code files, rewritten. The
     # handout is the problem's code, then these, then `buggy`; empty for the code as it is.
     variant: dict[str, str] = field(default_factory=dict)
+    findability: tuple[Findability, ...] = ()  # per bug, as `mutants`: the evidence of `difficulty`
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -90,6 +94,7 @@ class Exercise:
         data["mutants"] = [m.to_dict() for m in self.mutants]
         data["difficulty"] = self.difficulty.to_dict()
         data["symptoms"] = [asdict(s) for s in self.symptoms]
+        data["findability"] = [f.to_dict() for f in self.findability]
         return data
 
     @classmethod
@@ -101,6 +106,7 @@ class Exercise:
         fields["fail_to_pass"] = tuple(data["fail_to_pass"])
         fields["pass_to_pass"] = tuple(data["pass_to_pass"])
         fields["bug_tests"] = tuple(tuple(tests) for tests in data.get("bug_tests", ()))
+        fields["findability"] = tuple(Findability.from_dict(f) for f in data.get("findability", ()))
         return cls(**fields)
 
 

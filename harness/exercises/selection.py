@@ -21,9 +21,11 @@ from pathlib import Path
 
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
-from bugsmith.harness.evaluate import Evaluator, combined_source
-from bugsmith.harness.exercises.difficulty import difficulty, time_limit_minutes
+from bugsmith.harness.evaluate import Evaluator
+from bugsmith.harness.exercises.difficulty import LEVEL_NAMES, time_limit_minutes
+from bugsmith.harness.exercises.levels import Levels
 from bugsmith.harness.exercises.pool import next_group, window
+from bugsmith.harness.exercises.probes import Probes, visible_test_texts
 from bugsmith.harness.exercises.problems import Problem, load_problems
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions, Symptom
 from bugsmith.harness.exercises.traces import machine_trace
@@ -116,6 +118,8 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
         raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
     if options.count < 1 or options.bugs < 1:
         raise ExerciseError("--count and --bugs must be at least 1")
+    if options.difficulty and options.difficulty not in LEVEL_NAMES:
+        raise ExerciseError(f"unknown difficulty {options.difficulty!r}; choose from {', '.join(LEVEL_NAMES)}")
     mutators = registry.select(options.families)
     quotas = {p: options.count // len(problems) + (i < options.count % len(problems))
               for i, p in enumerate(problems)}
@@ -209,16 +213,35 @@ class _ProblemBuilder:
                 self.store = store
                 self.cache_salt = json.dumps([CACHE_VERSION, ev.sources, test_file_hashes(self.run_options)],
                                              sort_keys=True)
+                probes = Probes(ev, self.visible, visible_test_texts(self.spec.root, self.spec.visible))
+                self.levels = Levels(self.options, probes, store, self._key)
                 yield
             finally:
                 store.close()
+
+    def _fitting(self, wanted: int) -> list[Evidence]:
+        """The first `wanted` single bugs of the asked difficulty, in pool order: a pool that
+        doubles until it has them (every single bug, when no difficulty is asked)."""
+        if not self.options.difficulty:
+            return self._singles(wanted)
+        size = wanted
+        while True:
+            singles = self._singles(size)
+            fitting = [e for e in singles if self._fits(e)]
+            if len(fitting) >= wanted or len(singles) < size:
+                return fitting[:wanted]
+            size *= 2
+
+    def _fits(self, evidence: Evidence) -> bool:
+        """Whether these bugs make an exercise of the asked difficulty (any, when none is asked)."""
+        return not self.options.difficulty or self.levels.fits(evidence.mutants, evidence.silent)
 
     def _chosen(self, quota: int) -> list[Evidence]:
         """This seed's window of the problem's sequence of single bugs (or K-bug groups)."""
         self.quota = quota
         self.window_start = self.options.seed * quota
         if self.options.bugs == 1:
-            taken = window(self._singles, self.options.seed, quota)
+            taken = window(self._fitting, self.options.seed, quota)
             chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in taken.items]
         else:
             taken = window(self._multi, self.options.seed, quota)
@@ -319,6 +342,8 @@ class _ProblemBuilder:
             evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
             if evidence is not None:
                 found.append(evidence)
+                if len(group) == 1:
+                    self.levels.remember(group[0], evidence.symptoms, evidence.silent)
         return found
 
     def _key(self, group: Sequence[Mutant], tests: str = "all") -> str:
@@ -357,7 +382,7 @@ class _ProblemBuilder:
                 return
             self.tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
-            if validated and (validated[0].silent or not self.options.silent_only):
+            if validated and (validated[0].silent or not self.options.silent_only) and self._fits(validated[0]):
                 self.groups.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
                 self.used.update(m.id for m in group)
             else:
@@ -380,18 +405,19 @@ class _ProblemBuilder:
         for mutant in evidence.mutants:
             by_file[mutant.file].append(mutant)
         mutants = tuple(sorted(evidence.mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
-        score = difficulty(mutants, silent=evidence.silent, failing=len(evidence.fail_to_pass),
-                           total=len(self.all_tests), visible_failing=len(evidence.symptoms))
+        findability, score = self.levels.score(mutants, evidence.silent)
         digest = hashlib.sha256(" ".join([self.problem, *sorted(m.id for m in mutants)]).encode())
         return Exercise(
             id="", instance_id=f"{self.spec.instance_prefix}__{self.problem}-{digest.hexdigest()[:10]}",
             problem=self.problem, mutants=mutants,
-            buggy={f: combined_source(self.ev.sources[f], ms) for f, ms in sorted(by_file.items())},
+            buggy={f: self.levels.handout(self.ev.sources[f], ms, mutants, findability)
+                   for f, ms in sorted(by_file.items())},
             reference={f: self.ev.sources[f] for f in sorted(by_file)},
             fail_to_pass=evidence.fail_to_pass, pass_to_pass=evidence.pass_to_pass,
             symptoms=evidence.symptoms, silent=evidence.silent, difficulty=score,
             time_limit_minutes=time_limit_minutes(score.score, len(mutants)),
             bug_tests=tuple(evidence.alone.get(m.id, ()) for m in mutants),
+            findability=findability,
         )
 
 

@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bugsmith.harness.evaluate import combined_source
+from bugsmith.harness.exercises.clues import clue_of, drop_clues
 from bugsmith.harness.exercises.layout import code_files, grader_kit
 from bugsmith.harness.exercises.problems import Problem
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
@@ -69,10 +70,19 @@ def carried_over(exercise: Exercise, reference: Mapping[str, str], seed: str,
     for mutant in mapped:
         by_file[mutant.file].append(mutant)
     for file, group in by_file.items():  # K bugs of one file: together they still make V(buggy)
-        wanted = rewrite(exercise.buggy[file], f"{seed}:{file}", frozen=frozen.get(file, frozenset()))
+        # From the reference with the bugs, not the handout: a hard handout may lack a comment.
+        buggy = combined_source(exercise.reference[file], [m for m in exercise.mutants if m.file == file])
+        wanted = rewrite(buggy, f"{seed}:{file}", frozen=frozen.get(file, frozenset()))
         if combined_source(reference[file], group) != wanted:
             return None
-    return tuple(sorted(mapped, key=lambda m: (m.file, m.span.line, m.span.column)))
+    return tuple(mapped)  # in the order of exercise.mutants, which its findability follows
+
+
+def handout(reference: str, file: str, mutants: Sequence[Mutant], dropped: Sequence[Mutant]) -> str:
+    """The variant's file as handed out: its bugs applied, and the clues the original handout
+    dropped (a hard exercise's comment that states the intent a bug contradicts) dropped again."""
+    clues = [clue_of(reference, mutants, m) for m in dropped if m.file == file]
+    return drop_clues(combined_source(reference, [m for m in mutants if m.file == file]), [c for c in clues if c])
 
 
 def variant_exercise(problem: Problem, exercise: Exercise, seed: str, *,
@@ -100,11 +110,13 @@ def variant_exercise(problem: Problem, exercise: Exercise, seed: str, *,
         if mutants is None:
             reasons.append("no mutant of the variant matches the bug")
             continue
+        dropped = [new for new, found in zip(mutants, exercise.findability) if found.clue_dropped]
+        mutants = tuple(sorted(mutants, key=lambda m: (m.file, m.span.line, m.span.column)))
         changed = {m.file for m in mutants}
         candidate = replace(
             exercise, mutants=mutants,
             reference={f: reference[f] for f in sorted(changed)},
-            buggy={f: combined_source(reference[f], [m for m in mutants if m.file == f]) for f in sorted(changed)},
+            buggy={f: handout(reference[f], f, mutants, dropped) for f in sorted(changed)},
             variant={f: text for f, text in reference.items() if f not in changed})
         reason = _validation_failure(problem, candidate, run, work / f"attempt-{attempt}")
         if reason is None:

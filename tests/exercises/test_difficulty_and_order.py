@@ -5,7 +5,13 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from bugsmith.harness.exercises.difficulty import changed_characters, difficulty, time_limit_minutes
+import pytest
+
+from bugsmith.harness.config import builtin_root
+from bugsmith.harness.exercises import ExerciseOptions, build_exercises
+from bugsmith.harness.exercises.difficulty import difficulty, interacting, time_limit_minutes
+from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.records import ExerciseError
 from bugsmith.harness.exercises.selection import eligible, ordered
 from bugsmith.mutators.mutant import Family, Mutant, Span, unified_diff
 
@@ -43,24 +49,56 @@ def test_operators_alternate_within_a_family():
     assert first_two == {"classic/op", "classic/other"}
 
 
-def test_silent_rare_domain_bugs_score_harder_than_loud_common_classic_ones():
-    """Each piece of evidence moves the score the documented way."""
-    hard = difficulty([mutant("a", Family.WINDOW)], silent=True, failing=1, total=100, visible_failing=1)
-    easy = difficulty([mutant("b", original="x", mutated="None + 1")], silent=False, failing=60, total=100,
-                      visible_failing=9)
-    assert (hard.score, hard.level) == (10, "hard")
-    assert (easy.score, easy.level) == (1, "easy")
-    assert hard.factors["silent"] == 3 and easy.factors["silent"] == 0
+def found(**evidence) -> Findability:
+    facts = {"mutant": "m", "fl_rank": 5, "fl_lines": 40, "repair_tries": 25, "intent": False, "named": False,
+             "lines_to_read": 60, "helper": False}
+    return Findability(**{**facts, **evidence})
+
+
+def test_a_rank_one_bug_under_a_contradicting_comment_is_easy_and_never_hard():
+    """The tests point at the line and a comment says what it should do: found in minutes."""
+    obvious = difficulty([found(fl_rank=1, repair_tries=2, intent=True, lines_to_read=30)], silent=False)
+    assert obvious.level == "easy"
+    worst_else = found(fl_rank=1, repair_tries=None, intent=True, lines_to_read=400, helper=True)
+    assert difficulty([worst_else], silent=True).level != "hard"
+    assert difficulty([worst_else] * 3, silent=True).level != "hard"
+
+
+def test_a_silent_helper_bug_far_from_the_symptom_is_hard():
+    """Low in the fault-localisation ranking, not repaired by the search, in a helper on a long path."""
+    far = found(fl_rank=12, repair_tries=None, lines_to_read=100, helper=True)
+    hard = difficulty([far], silent=True)
+    assert hard.level == "hard"
+    assert hard.factors["fault_localisation"] == 3 and hard.factors["repair_search"] == 3
+    assert difficulty([far], silent=False).score == hard.score - 1
+
+
+def test_clues_cap_what_the_search_evidence_adds():
+    """A comment stating the intent caps locating at 1 point, a test naming the code at 2, both at 0."""
+    far = {"fl_rank": 12, "repair_tries": None}
+    plain = difficulty([found(**far)], silent=True).score
+    assert difficulty([found(**far, named=True)], silent=True).score == plain - 6 + 2
+    assert difficulty([found(**far, intent=True)], silent=True).score == plain - 6 + 1
+    assert difficulty([found(**far, intent=True, named=True)], silent=True).score == plain - 6
 
 
 def test_more_bugs_add_difficulty_and_time():
-    """Two bugs at once are harder than either alone, and get more time."""
-    one = difficulty([mutant("a")], silent=False, failing=30, total=100, visible_failing=3)
-    two = difficulty([mutant("a"), mutant("b")], silent=False, failing=30, total=100, visible_failing=3)
+    """Two bugs at once are harder than the harder one alone, and get more time."""
+    one = difficulty([found()], silent=False)
+    two = difficulty([found(), found(fl_rank=1)], silent=False)
     assert two.score == one.score + 2
     assert time_limit_minutes(two.score, 2) > time_limit_minutes(one.score, 1)
 
 
-def test_changed_characters_counts_the_edit_not_the_site():
-    """`<` to `<=` is a one-character edit, however long the expression."""
-    assert changed_characters(mutant("a")) == 1
+def test_an_unknown_difficulty_is_refused_before_anything_runs():
+    """`--difficulty` takes easy, medium or hard; anything else is a one-line error."""
+    with pytest.raises(ExerciseError, match="unknown difficulty 'brutal'"):
+        build_exercises(ExerciseOptions(problems=("auc",), difficulty="brutal"), root=builtin_root())
+
+
+def test_bugs_that_share_a_symptom_interact_and_score_one_more():
+    """A visible test that either bug fails alone stays red after one fix: harder than two apart."""
+    assert interacting([["t1", "t2"], ["t2"]]) and not interacting([["t1"], ["t2"]])
+    apart = difficulty([found(), found()], silent=True)
+    tangled = difficulty([found(), found()], silent=True, interact=True)
+    assert tangled.score == apart.score + 1 and tangled.factors["interaction"] == 1

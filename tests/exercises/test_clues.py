@@ -1,0 +1,74 @@
+"""A hard exercise's handout loses the sentence that gives its bug away, and nothing else."""
+
+from __future__ import annotations
+
+import difflib
+
+from bugsmith.harness.config import builtin_root
+from bugsmith.harness.exercises.clues import Clue, clue_of, drop_clues
+from bugsmith.mutators import registry
+from bugsmith.mutators.engine import mutants_of_source
+
+
+def removed_lines(before: str, after: str) -> list[str]:
+    return [line[1:].strip() for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="")
+            if line.startswith("-") and not line.startswith("---")]
+
+
+def test_the_comment_above_the_bug_goes_and_the_same_comment_elsewhere_stays():
+    """Only the giveaway at its place is dropped; an identical comment elsewhere is not."""
+    source = ("def f(w):\n    # Zero-weight samples must not create a point.\n    keep = w > 0\n    return keep\n\n\n"
+              "def g(w):\n    # Zero-weight samples must not create a point.\n    return w > 0\n")
+    dropped = drop_clues(source, [Clue(line=2, text="Zero-weight samples must not create a point.", comment=True)])
+    assert removed_lines(source, dropped) == ["# Zero-weight samples must not create a point."]
+    assert dropped.count("Zero-weight") == 1 and "def g(w):\n    # Zero-weight" in dropped
+
+
+def test_a_trailing_comment_leaves_its_code():
+    source = "def f(w):\n    keep = w > 0  # zero weights are dropped\n    return keep\n"
+    dropped = drop_clues(source, [Clue(line=2, text="zero weights are dropped", comment=True)])
+    assert dropped == "def f(w):\n    keep = w > 0\n    return keep\n"
+
+
+def test_a_docstring_loses_one_sentence_or_goes_when_nothing_is_left():
+    source = ('def f(n):\n    """Grow `n` trees. Each on all rows.\n\n    Returns the forest.\n    """\n    return n\n\n\n'
+              'def g(n):\n    """Grow `n` trees."""\n    return n\n')
+    dropped = drop_clues(source, [Clue(line=2, text="Grow `n` trees.", comment=False),
+                                  Clue(line=10, text="Grow `n` trees.", comment=False)])
+    assert dropped == ('def f(n):\n    """Each on all rows.\n\n    Returns the forest.\n    """\n    return n\n\n\n'
+                       'def g(n):\n    return n\n')
+
+
+def test_a_docstring_that_is_the_whole_body_stays():
+    source = 'def f(n):\n    """Grow `n` trees."""\n'
+    assert drop_clues(source, [Clue(line=2, text="Grow `n` trees.", comment=False)]) == source
+
+
+def test_the_reference_giveaways_are_found_and_dropped_from_the_handout():
+    """"Grow `n_estimators` trees" goes from the buggy forest.py; the rest of the file is unchanged."""
+    path = "reference/extra_trees/forest.py"
+    reference = (builtin_root() / path).read_text(encoding="utf-8")
+    mutants = mutants_of_source(reference, file=path, module="m", mutators=registry.select(())).mutants
+    bug = next(m for m in mutants if m.operator == "window/range-bound" and m.mutated == "self.n_estimators + 1")
+    clue = clue_of(reference, [bug], bug)
+    assert clue is not None and not clue.comment
+    handout = reference.replace("range(self.n_estimators)", "range(self.n_estimators + 1)")
+    dropped = drop_clues(handout, [clue])
+    assert removed_lines(handout, dropped) == [f'"""{clue.text}"""']
+    assert "range(self.n_estimators + 1)" in dropped
+
+
+def test_a_variant_of_a_hard_handout_drops_its_clue_again():
+    """A candidate's variant is rebuilt from the reference: the giveaway must not come back."""
+    from bugsmith.harness.exercises.rewrites import rewrite
+    from bugsmith.harness.exercises.variants import handout
+
+    path = "reference/extra_trees/forest.py"
+    variant = rewrite((builtin_root() / path).read_text(encoding="utf-8"), "3:" + path)
+    mutants = mutants_of_source(variant, file=path, module="m", mutators=registry.select(())).mutants
+    bug = next(m for m in mutants if m.operator == "window/range-bound" and m.mutated == "self.n_estimators + 1")
+    clue = clue_of(variant, [bug], bug)
+    assert clue is not None
+    kept, dropped = handout(variant, path, [bug], []), handout(variant, path, [bug], [bug])
+    assert "range(self.n_estimators + 1)" in kept and "range(self.n_estimators + 1)" in dropped
+    assert clue.text.strip('"') in kept and removed_lines(kept, dropped) == [f'"""{clue.text}"""']

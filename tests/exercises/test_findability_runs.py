@@ -1,0 +1,69 @@
+"""Findability measured by real runs on the auc problem: a bug the tests and a comment point at
+is easy; a silent bug the fault localisation ranks low and the repair search misses is hard."""
+
+from __future__ import annotations
+
+import pytest
+
+from bugsmith.harness import config
+from bugsmith.harness.discovery import source_files
+from bugsmith.harness.evaluate import Evaluator
+from bugsmith.harness.exercises.difficulty import difficulty
+from bugsmith.harness.exercises.probes import Probes, visible_test_texts
+from bugsmith.harness.exercises.problems import load_problems
+from bugsmith.mutators import registry
+from bugsmith.mutators.engine import enumerate_mutants
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def auc():
+    """An open Evaluator on auc, its visible tests, a Probes, and the problem's mutants."""
+    problem = load_problems(config.builtin_root())["auc"]
+    options = config.resolve(problem.root, problem.mutate, tests=problem.test_paths, jobs=2, exclude=problem.exclude)
+    mutants = enumerate_mutants(source_files(options), root=problem.root, mutators=registry.select(())).mutants
+    with Evaluator(options) as ev:
+        visible = tuple(t for t in sorted(ev.tests) if not problem.is_hidden(t))
+        yield ev, visible, Probes(ev, visible, visible_test_texts(problem.root, problem.visible)), mutants
+
+
+def measured(auc, line_text: str, operator: str):
+    ev, visible, probes, mutants = auc
+    source = ev.sources["reference/auc/auc.py"]
+    line = next(n for n, t in enumerate(source.splitlines(), 1) if line_text in t)
+    bug = next(m for m in mutants if m.span.line == line and m.operator == operator)
+    verdict = ev.run([ev.job("v", [bug], tests=visible, stop_on_failure=False)])["v"]
+    failed = [r for r in verdict.results if r.outcome == "failed"]
+    assert failed, "the bug must fail a visible test"
+    return probes.measure(bug, [r.id for r in failed], [r.message for r in failed])
+
+
+def test_a_bug_under_its_intent_comment_and_named_by_a_test_is_easy(auc):
+    """`keep = weights >= 0` under "Zero-weight samples must not even create a curve point",
+    failing `test_zero_weight_sample_creates_no_point`: solved in minutes, whatever its rank."""
+    found = measured(auc, "keep = weights > 0", "classic/comparison-boundary")
+    assert found.intent and found.named and found.helper  # `_validated` is reached through roc_curve
+    assert found.repair_searched and found.fl_lines > 0
+    assert difficulty([found], silent=True).level == "easy"
+
+
+def test_a_silent_bug_ranked_low_and_not_repaired_is_hard(auc):
+    """`~positive` -> `positive` in roc_curve: every test runs the line, several lines rank above
+    it, no single edit the search tries within its cap makes the visible tests pass."""
+    found = measured(auc, "fps = np.cumsum(weights * ~positive)", "classic/drop-unary")
+    assert found.fl_rank > 1 and found.repair_tries is None
+    assert not found.intent and not found.named
+    assert difficulty([found], silent=True).level == "hard"
+
+
+def test_the_search_repairs_a_bug_whose_line_it_tries_first(auc):
+    """With the bug's line the only suspicious one, the inverse edit is among the first tries."""
+    ev, visible, probes, mutants = auc
+    source = ev.sources["reference/auc/auc.py"]
+    line = next(n for n, t in enumerate(source.splitlines(), 1) if "keep = weights > 0" in t)
+    bug = next(m for m in mutants if m.span.line == line and m.operator == "classic/comparison-boundary")
+    verdict = ev.run([ev.job("v", [bug], tests=visible, stop_on_failure=False)])["v"]
+    failing = [r.id for r in verdict.results if r.outcome == "failed"]
+    tries = probes.repair_tries(bug, {("reference/auc/auc.py", line): 1.0}, failing)
+    assert tries is not None and tries <= 10
