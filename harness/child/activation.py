@@ -34,11 +34,20 @@ FunctionIndex = dict[tuple[str, str], list[types.FunctionType]]
 def index_functions(files: frozenset[str]) -> FunctionIndex:
     """Live functions defined in `files`, keyed by (file, qualified name of their code)."""
     index: FunctionIndex = defaultdict(list)
-    for obj in gc.get_objects():
-        if isinstance(obj, types.FunctionType):
-            code = obj.__code__
-            if code.co_filename in files:
-                index[(code.co_filename, code.co_qualname)].append(obj)
+    # A suite may freeze its heap after collection (gc.freeze() in a conftest, to spare the
+    # collector); frozen objects are invisible to get_objects, and every mutant would then
+    # need a fresh interpreter.
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    try:
+        for obj in gc.get_objects():
+            if isinstance(obj, types.FunctionType):
+                code = obj.__code__
+                if code.co_filename in files:
+                    index[(code.co_filename, code.co_qualname)].append(obj)
+    finally:
+        if frozen:
+            gc.freeze()
     return dict(index)
 
 
