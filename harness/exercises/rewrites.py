@@ -126,8 +126,10 @@ _DYNAMIC = frozenset({"locals", "vars", "eval", "exec", "globals"})
 class RenameLocals(cst.CSTTransformer):
     """Local variables of each function renamed consistently (libcst scope analysis)."""
 
-    def __init__(self, seeded: Seeded, wrapper: MetadataWrapper, probability: float = 0.8) -> None:
+    def __init__(self, seeded: Seeded, wrapper: MetadataWrapper, probability: float = 0.8,
+                 keep: frozenset[str] = frozenset()) -> None:
         super().__init__()
+        self.keep = keep
         module = wrapper.module
         self.renames: dict[cst.Name, str] = {}
         self.words: dict[cst.FunctionDef, dict[str, str]] = {}
@@ -156,7 +158,8 @@ class RenameLocals(cst.CSTTransformer):
         words: dict[str, str] = {}
         for name in sorted(by_name):
             owned = by_name[name]
-            if name in params or name.startswith("_") or not all(isinstance(a.node, cst.Name) for a in owned):
+            if name in params or name in self.keep or name.startswith("_") \
+                    or not all(isinstance(a.node, cst.Name) for a in owned):
                 continue  # parameters can be passed by keyword; defs, imports, classes keep their names
             if not seeded.chance(f"rename:{qualname}:{name}", probability):
                 continue
@@ -413,12 +416,13 @@ REWRITES = ("rename", "reorder", "if", "cmp", "swap")
 
 
 def rewrite(source: str, seed: str, *, only: Sequence[str] = REWRITES,
-            frozen: frozenset[str] = frozenset()) -> str:
+            frozen: frozenset[str] = frozenset(), kept: frozenset[str] = frozenset()) -> str:
     """`source` rewritten by the rewrites named in `only`, decided by `seed`.
 
     `frozen` names functions (qualified names) whose statements keep their order and spelling
     (renaming still applies): a bug's function, where a site-level rewrite could shift the
-    ordinals that decide the rest of that function.
+    ordinals that decide the rest of that function. `kept` names locals never renamed: those a
+    bug's operator reads (`tps` against `fps`), which must still find its site.
     """
     module = cst.parse_module(source)
     seeded = Seeded(seed)
@@ -430,7 +434,7 @@ def rewrite(source: str, seed: str, *, only: Sequence[str] = REWRITES,
         module = module.visit(_Frozen(FlipComparison(seeded), frozen))
     if "rename" in only:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        module = wrapper.module.visit(RenameLocals(seeded, wrapper))
+        module = wrapper.module.visit(RenameLocals(seeded, wrapper, keep=kept))
     if "reorder" in only:
         module = module.visit(ReorderFunctions(seeded))
     return module.code

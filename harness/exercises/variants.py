@@ -13,7 +13,9 @@ exercise's bugs over to it:
    variant's bug is again one operator's edit, by construction, at the corresponding site.
    When no mutant matches (a bug that removes a site the rewrites count), the bug's function
    is frozen (its statements keep their order and spelling, names are still renamed) and
-   the match is tried again; then the next seed.
+   the match is tried again; then the names the bug's site spells are kept too (an operator
+   that reads names, such as `tps` against `fps`, finds no site once they are renamed); then
+   the next seed.
 3. The variant is validated like an exercise: the whole suite (visible and held-back) passes
    on `V(reference)`, and with the bugs it fails exactly the exercise's FAIL_TO_PASS tests
    and passes its PASS_TO_PASS tests. A variant that does not is refused, and the next seed
@@ -22,6 +24,7 @@ exercise's bugs over to it:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -44,22 +47,34 @@ TEST_SECONDS = 600.0
 SuiteRunner = Callable[[Path, Sequence[str], float], tuple[bool, dict[str, str]]]
 
 
-def variant_code(files: Mapping[str, str], seed: str,
-                 frozen: Mapping[str, frozenset[str]] | None = None) -> dict[str, str]:
-    """Every Python file of `files` rewritten for `seed` (each file with its own decisions)."""
-    frozen = frozen or {}
-    return {path: rewrite(text, f"{seed}:{path}", frozen=frozen.get(path, frozenset()))
+def variant_code(files: Mapping[str, str], seed: str, frozen: Mapping[str, frozenset[str]] | None = None,
+                 kept: Mapping[str, frozenset[str]] | None = None) -> dict[str, str]:
+    """Every Python file of `files` rewritten for `seed` (each file with its own decisions);
+    `kept`: per file, local names never renamed."""
+    frozen, kept = frozen or {}, kept or {}
+    return {path: rewrite(text, f"{seed}:{path}", frozen=frozen.get(path, frozenset()),
+                          kept=kept.get(path, frozenset()))
             for path, text in sorted(files.items()) if path.endswith(".py")}
 
 
+def _names(mutants: Sequence[Mutant]) -> dict[str, frozenset[str]]:
+    """Per file, the names the bugs' sites spell: an operator that reads names (`tps` against
+    `fps`) finds no site once they are renamed."""
+    names: dict[str, frozenset[str]] = defaultdict(frozenset)
+    for mutant in mutants:
+        names[mutant.file] |= frozenset(re.findall(r"[A-Za-z_]\w*", mutant.original + " " + mutant.mutated))
+    return names
+
+
 def carried_over(exercise: Exercise, reference: Mapping[str, str], seed: str,
-                 frozen: Mapping[str, frozenset[str]]) -> tuple[Mutant, ...] | None:
+                 frozen: Mapping[str, frozenset[str]],
+                 kept: Mapping[str, frozenset[str]] | None = None) -> tuple[Mutant, ...] | None:
     """The exercise's bugs as mutants of the variant `reference`, or None if one has no match."""
     mapped: list[Mutant] = []
     for mutant in exercise.mutants:
         file = mutant.file
         wanted = rewrite(mutant.apply(exercise.reference[file]), f"{seed}:{file}",
-                         frozen=frozen.get(file, frozenset()))
+                         frozen=frozen.get(file, frozenset()), kept=(kept or {}).get(file, frozenset()))
         found = mutants_of_source(reference[file], file=file, module=mutant.module,
                                   mutators=registry.select(operators=[mutant.operator])).mutants
         matches = [m for m in found if m.apply(reference[file]) == wanted]
@@ -72,7 +87,8 @@ def carried_over(exercise: Exercise, reference: Mapping[str, str], seed: str,
     for file, group in by_file.items():  # K bugs of one file: together they still make V(buggy)
         # From the reference with the bugs, not the handout: a hard handout may lack a comment.
         buggy = combined_source(exercise.reference[file], [m for m in exercise.mutants if m.file == file])
-        wanted = rewrite(buggy, f"{seed}:{file}", frozen=frozen.get(file, frozenset()))
+        wanted = rewrite(buggy, f"{seed}:{file}", frozen=frozen.get(file, frozenset()),
+                         kept=(kept or {}).get(file, frozenset()))
         if combined_source(reference[file], group) != wanted:
             return None
     return tuple(mapped)  # in the order of exercise.mutants, which its findability follows
@@ -97,14 +113,17 @@ def variant_exercise(problem: Problem, exercise: Exercise, seed: str, *,
     for attempt in range(ATTEMPTS):
         attempt_seed = f"{seed}:{attempt}"
         frozen: dict[str, frozenset[str]] = {}
-        for freeze in (False, True):
+        # First everything rewritten; then the bugs' functions keep their statements; then the
+        # names their sites spell are kept too (an operator that reads names needs them).
+        for freeze, keep in ((False, False), (True, False), (True, True)):
             if freeze:
                 frozen = defaultdict(frozenset)
                 for mutant in exercise.mutants:
                     if mutant.function:
                         frozen[mutant.file] |= {mutant.function}
-            reference = variant_code(original, attempt_seed, frozen)
-            mutants = carried_over(exercise, reference, attempt_seed, frozen)
+            kept = _names(exercise.mutants) if keep else {}
+            reference = variant_code(original, attempt_seed, frozen, kept)
+            mutants = carried_over(exercise, reference, attempt_seed, frozen, kept)
             if mutants is not None:
                 break
         if mutants is None:

@@ -211,3 +211,15 @@ def test_a_variant_of_auc_passes_its_whole_suite(tmp_path):
     assert not timed_out and outcomes
     assert len(outcomes) >= len(tests)
     assert set(outcomes.values()) == {"passed"}
+
+
+def test_kept_names_stay_and_the_other_locals_are_still_renamed():
+    """The last resort of a variant for a bug whose operator reads names (`tps` against `fps`)."""
+    source = ("def rates(tps, fps):\n    top = tps[-1]\n    return tps / top\n\n\n"
+              "def other(x):\n    total = x + 1\n    return total\n")
+    renamed = {seed: rewrite(source, str(seed), only=("rename",)) for seed in range(20)}
+    assert any("total" not in text for text in renamed.values())  # renaming happens at all
+    for seed, text in renamed.items():
+        kept = rewrite(source, str(seed), only=("rename",), kept=frozenset({"top"}))
+        assert "    top = tps[-1]\n    return tps / top\n" in kept
+        assert kept.split("def other")[1] == text.split("def other")[1]
