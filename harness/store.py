@@ -195,6 +195,10 @@ class Store:
         row = self.db.execute("SELECT data FROM baselines WHERE fingerprint = ?", (fingerprint,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def baselines(self) -> list[dict[str, Any]]:
+        """Every stored baseline (a throwaway project's store holds the one of its run)."""
+        return [json.loads(data) for (data,) in self.db.execute("SELECT data FROM baselines")]
+
     def put_baseline(self, fingerprint: str, data: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO baselines VALUES (?, ?)", (fingerprint, json.dumps(data)))
 

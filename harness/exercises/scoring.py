@@ -197,12 +197,12 @@ def _lines_run(options: config.RunOptions) -> dict[str, set[int]]:
     this throwaway project's store."""
     store = Store.open_read_only(options.store_path)
     try:
-        rows = store.db.execute("SELECT data FROM baselines").fetchall()
+        stored = store.baselines()
     finally:
         store.close()
     ran: dict[str, set[int]] = defaultdict(set)
-    for (data,) in rows:
-        for file, lines in Baseline.from_dict(json.loads(data)).lines.items():
+    for data in stored:
+        for file, lines in Baseline.from_dict(data).lines.items():
             ran[file] |= set(lines)
     return ran
 

@@ -189,3 +189,16 @@ def test_damage_found_during_a_run_sets_the_store_aside(shop: Path, monkeypatch:
     assert "found damaged during the run" in str(failed.exception)
     assert len(list((shop / ".bugsmith").glob("bugsmith.sqlite.corrupt-*"))) == 1
     assert invoke(shop, "run", "--no-report").exit_code == 0
+
+
+def test_every_stored_baseline_reads_back_and_a_read_only_store_sees_them(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite")
+    store.put_baseline("a", {"lines": {"m.py": {"3": ["t1"]}}})
+    store.put_baseline("b", {"lines": {}})
+    store.close()
+    reader = Store.open_read_only(tmp_path / "store.sqlite")
+    try:
+        found = reader.baselines()
+        assert len(found) == 2 and {"lines": {}} in found and {"lines": {"m.py": {"3": ["t1"]}}} in found
+    finally:
+        reader.close()
