@@ -9,6 +9,7 @@ goes to a file the line names.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import tempfile
 import traceback
@@ -485,7 +486,12 @@ def score(problem, tests, families, jobs, no_triage, no_sandbox, verbose, as_jso
                    err=True)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # `kill` as Ctrl-C: the executors stop their workers on the way out
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

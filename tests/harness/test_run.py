@@ -336,3 +336,40 @@ def test_non_ascii_parametrize_ids_are_found_and_kill_for_real(project: Path) ->
     assert outcomes[deleted.id].status.value == "killed"
     assert not [o for o in result.outcomes if "harness error" in o.detail]
     assert any("test_total_again[" in test for o in result.outcomes for test in o.covered_by)
+
+
+def _workers_in(folder: Path) -> list[int]:
+    """Worker processes whose working folder lies in `folder` (the project or its private copy)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes()
+            cwd = os.readlink(entry / "cwd")
+        except (OSError, ValueError):
+            continue
+        if b"bugsmith.harness.child" in command and cwd.startswith(str(folder)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="reads /proc to find the workers")
+def test_sigterm_half_way_stops_the_workers_and_exits_interrupted(project: Path) -> None:
+    """`kill PID` is an interruption like Ctrl-C: the workers go with the run, the exit status is
+    130, and the next run resumes."""
+    script = "import sys\nfrom bugsmith.harness.cli import main\nsys.argv = ['bugsmith', 'run', '--jobs', '2', '--no-report']\nmain()\n"
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=project, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    store = project / ".bugsmith" / "bugsmith.sqlite"
+    deadline = time.monotonic() + 600  # a guard against a hung run, not a speed target
+    while _outcome_count(store) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    assert _workers_in(project)
+    os.kill(process.pid, signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    deadline = time.monotonic() + 60
+    while _workers_in(project) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _workers_in(project) == []
