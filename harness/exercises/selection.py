@@ -102,6 +102,18 @@ def _interleave(queues: Sequence[Sequence[Mutant]]) -> list[Mutant]:
     return [queue[i] for i in range(longest) for queue in queues if i < len(queue)]
 
 
+def asked_problems(options: ExerciseOptions, root: Path | None) -> tuple[Path, dict[str, Problem], list[str]]:
+    """The project root, its problems, and those `options` name (all by default); ExerciseError
+    for a name it does not have."""
+    root = (root or config.builtin_root()).resolve()
+    known = load_problems(root)
+    problems = list(options.problems) or list(known)
+    unknown = [p for p in problems if p not in known]
+    if unknown:
+        raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
+    return root, known, problems
+
+
 def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs: int | None = None,
                     progress: Progress | None = None, notice: Callable[[str], None] | None = None,
                     ) -> tuple[Exercise, ...]:
@@ -110,12 +122,7 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     Seeds 0, 1, 2, ... get disjoint exercises per problem until its pool runs out; `notice` is
     told, naming the problem, when a seed has to repeat exercises a lower seed handed out.
     """
-    root = (root or config.builtin_root()).resolve()
-    known = load_problems(root)
-    problems = list(options.problems) or list(known)
-    unknown = [p for p in problems if p not in known]
-    if unknown:
-        raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
+    root, known, problems = asked_problems(options, root)
     if options.count < 1 or options.bugs < 1:
         raise ExerciseError("--count and --bugs must be at least 1")
     if options.difficulty and options.difficulty not in LEVEL_NAMES:

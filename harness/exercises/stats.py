@@ -13,10 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bugsmith.harness import config
-from bugsmith.harness.exercises.problems import load_problems
-from bugsmith.harness.exercises.records import ExerciseError, ExerciseOptions
-from bugsmith.harness.exercises.selection import _ProblemBuilder
+from bugsmith.harness.exercises.records import ExerciseOptions
+from bugsmith.harness.exercises.selection import _ProblemBuilder, asked_problems
 from bugsmith.mutators import registry
 from bugsmith.mutators.mutant import Family
 
@@ -56,12 +54,7 @@ class ProblemPool:
 def pool_stats(options: ExerciseOptions, *, root: Path | None = None, jobs: int | None = None,
                seen: Seen | None = None) -> tuple[ProblemPool, ...]:
     """The pool of each problem `options` names (all by default), restricted to its families."""
-    root = (root or config.builtin_root()).resolve()
-    known = load_problems(root)
-    problems = list(options.problems) or list(known)
-    unknown = [p for p in problems if p not in known]
-    if unknown:
-        raise ExerciseError(f"unknown problem {unknown[0]!r}; choose from {', '.join(known)}")
+    root, known, problems = asked_problems(options, root)
     mutators = registry.select(options.families)
     single = ExerciseOptions(problems=options.problems, families=options.families, count=1, bugs=1)
     pools = []
