@@ -20,7 +20,7 @@ from bugsmith.harness.interpreter import target_key
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.runner import Progress
-from bugsmith.harness.store import Store
+from bugsmith.harness.store import Store, hold
 from bugsmith.harness.tasks import (
     CALL_SECONDS,
     Budget,
@@ -76,6 +76,13 @@ def triage(options: RunOptions, mutant_ids: Sequence[str] = (), *,
            progress: Callable[[Progress], None] | None = None) -> TriageResult:
     """Triage the survivors of the last run in `options.root` (only `mutant_ids` if given)."""
     started = time.monotonic()
+    # Triage writes its findings into the store: never beside a run (or another triage) on it.
+    with hold(options.store_path.parent):
+        return _triage(options, mutant_ids, settings, progress, started)
+
+
+def _triage(options: RunOptions, mutant_ids: Sequence[str], settings: TriageOptions,
+            progress: Callable[[Progress], None] | None, started: float) -> TriageResult:
     store = Store.open(options.store_path)
     try:
         last = store.last_run()

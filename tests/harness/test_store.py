@@ -80,6 +80,9 @@ def test_a_second_run_fails_at_once_and_names_the_first(shop: Path) -> None:
                               capture_output=True, text=True, timeout=120, check=False)
         assert real.returncode == 2 and real.stderr.count("\n") == 1 and f"(pid {holder.pid})" in real.stderr
         assert run_count(shop) == 1
+        # triage writes its findings into the store: it waits for no one either
+        triaged = invoke(shop, "triage")
+        assert isinstance(triaged.exception, BugsmithError) and f"(pid {holder.pid})" in str(triaged.exception)
         # reading is always allowed: report and show never take the lock
         shown = invoke(shop, "report", "--json", "-")
         assert shown.exit_code == 0, shown.output
