@@ -160,7 +160,7 @@ def test_predictions_average_the_leaves_each_row_reaches(
 
 
 @given(data=classification_data())
-@settings(max_examples=20)
+@settings(max_examples=10)
 def test_classes_are_the_sorted_distinct_labels(data: tuple[np.ndarray, Any]) -> None:
     """classes_ is np.unique(y) and predictions are drawn from it."""
     X, y = data
