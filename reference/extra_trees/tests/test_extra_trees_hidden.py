@@ -340,6 +340,14 @@ def test_max_depth_is_reached_and_not_passed() -> None:
 
 
 @pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
+def test_one_row_with_a_column_y_fits_like_a_flat_y(kind: type[Forest]) -> None:
+    """y of shape (1, 1) is the (n, 1) case with n = 1, not a scalar: it fits a one-leaf forest."""
+    forest = kind(n_estimators=2, random_state=0).fit([[3.0, 1.0]], np.array([[1]]))
+    assert [len(tree.feature) for tree in forest.estimators_] == [1, 1]
+    assert forest.predict([[0.0, 0.0], [5.0, 5.0]]).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("kind", [ExtraTreesClassifier, ExtraTreesRegressor])
 def test_default_trees_split_a_node_of_two_rows(kind: type[Forest]) -> None:
     """The default min_samples_split is 2: two distinct rows with distinct targets part ways."""
     forest = kind(n_estimators=3, random_state=0).fit([[0.0], [1.0]], [0, 1])
