@@ -78,7 +78,7 @@ def test_curve_and_ap_match_sklearn(problem):
     assert abs(got - want) <= TOLERANCE, f"AP {got}, sklearn {want}"
 
 
-@settings(max_examples=20)
+@settings(max_examples=15)
 @given(binary_problems())
 def test_curve_and_ap_match_their_definitions(problem):
     """Points are the weighted precision and recall of `score >= t` per distinct score, in
@@ -108,7 +108,7 @@ def test_seeded_problems_match_sklearn(seed):
 CALLS = call_strategies()  # built once: the flatmap below runs for every example
 
 
-@settings(max_examples=20)
+@settings(max_examples=15)
 @given(st.sampled_from(sorted(call_strategies())).flatmap(
     lambda name: st.tuples(st.just(name), CALLS[name])))
 def test_every_layout_gives_the_flat_array_answer(call):
