@@ -18,7 +18,7 @@ _PHASES = (
 
 settings.register_profile(
     "bugsmith",
-    max_examples=30,
+    max_examples=15,
     derandomize=True,
     deadline=None,
     database=None,

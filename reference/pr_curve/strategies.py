@@ -21,6 +21,10 @@ _SCORES = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 _POSITIVE_WEIGHTS = st.sampled_from([0.5, 1.0, 2.0, 3.0]) | st.floats(1e-3, 1e3)
 _WEIGHTS = st.just(0.0) | _POSITIVE_WEIGHTS
 _LAYOUTS = ("list", "array", "column")
+# Drawn, then applied: a strategy built around each drawn array would be built and validated
+# again for every example.
+_LAYOUT = st.sampled_from(_LAYOUTS)
+_NO_WEIGHT = st.sampled_from([{}, {"sample_weight": None}])
 
 
 def binary_problems(
@@ -71,18 +75,14 @@ def _calls(draw: st.DrawFn) -> Call:
     y_true, y_score, sample_weight = draw(binary_problems())
     if draw(st.booleans()):
         y_true = y_true.astype(bool)
-    args = (draw(_laid_out(y_true)), draw(_laid_out(y_score)))
+    args = (_as_layout(y_true, draw(_LAYOUT)), _as_layout(y_score, draw(_LAYOUT)))
     if sample_weight is None:
-        return args, draw(st.sampled_from([{}, {"sample_weight": None}]))
-    return args, {"sample_weight": draw(_laid_out(sample_weight))}
-
-
-def _laid_out(values: np.ndarray) -> SearchStrategy[Any]:
-    """`values` as a list, a 1-D array or an `(n, 1)` column, the three accepted layouts."""
-    return st.sampled_from(_LAYOUTS).map(lambda layout: _as_layout(values, layout))
+        return args, draw(_NO_WEIGHT)
+    return args, {"sample_weight": _as_layout(sample_weight, draw(_LAYOUT))}
 
 
 def _as_layout(values: np.ndarray, layout: str) -> Any:
+    """`values` as a list, a 1-D array or an `(n, 1)` column, the three accepted layouts."""
     if layout == "list":
         return values.tolist()
     if layout == "column":

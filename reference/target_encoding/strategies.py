@@ -29,14 +29,20 @@ PRIORS = (None, None, 0.25, -2.0)
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 
+# Strategies built once, not inside each draw: hypothesis builds and validates a new strategy
+# object again for every example that makes one.
+_TARGETS = 81  # quarter-integers from -10 to 10
+_CODE = st.integers(0, len(CATEGORIES) * (LAST_TIME + 1) * _TARGETS - 1)
+_NEW_CATEGORIES = st.sampled_from((*CATEGORIES, UNSEEN))
+_SMOOTHINGS = st.sampled_from(SMOOTHINGS)
+_PRIORS = st.sampled_from(PRIORS)
+
 
 @st.composite
 def frames(draw: st.DrawFn, *, min_rows: int = 0, max_rows: int = 10, dated: bool | None = None) -> pd.DataFrame:
     """Columns k (category, object), t (int or datetime) and y (float), unsorted, index 100+."""
     # One integer per row encodes its category, time and target: one draw per row keeps it fast.
-    targets = 81
-    code = st.integers(0, len(CATEGORIES) * (LAST_TIME + 1) * targets - 1)
-    codes = draw(st.lists(code, min_size=min_rows, max_size=max_rows))
+    codes = draw(st.lists(_CODE, min_size=min_rows, max_size=max_rows))
     categories = [CATEGORIES[c % len(CATEGORIES)] for c in codes]
     times = np.array([c // len(CATEGORIES) % (LAST_TIME + 1) for c in codes], dtype=np.int64)
     ys = [(c // (len(CATEGORIES) * (LAST_TIME + 1)) - 40) / 4 for c in codes]
@@ -53,8 +59,7 @@ def frames(draw: st.DrawFn, *, min_rows: int = 0, max_rows: int = 10, dated: boo
 @st.composite
 def new_rows(draw: st.DrawFn, *, max_rows: int = 6) -> pd.DataFrame:
     """The rows to encode with `encode_apply`: known, unseen and missing categories, no target."""
-    values = st.sampled_from((*CATEGORIES, UNSEEN))
-    categories = draw(st.lists(values, max_size=max_rows))
+    categories = draw(st.lists(_NEW_CATEGORIES, max_size=max_rows))
     labels = draw(st.permutations(range(len(categories))))
     return pd.DataFrame({COLUMN: pd.Series(categories, dtype=object).to_numpy()},
                         index=np.array(labels, dtype=np.int64) * 7 + 3)
@@ -63,7 +68,7 @@ def new_rows(draw: st.DrawFn, *, max_rows: int = 6) -> pd.DataFrame:
 @st.composite
 def encoding_kwargs(draw: st.DrawFn) -> dict[str, Any]:
     """`smoothing` and `prior`: zero and positive smoothing, the default prior and given ones."""
-    return {"smoothing": draw(st.sampled_from(SMOOTHINGS)), "prior": draw(st.sampled_from(PRIORS))}
+    return {"smoothing": draw(_SMOOTHINGS), "prior": draw(_PRIORS)}
 
 
 @st.composite
