@@ -10,7 +10,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -26,7 +26,9 @@ from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighb
 from bugsmith.harness.incremental import module_scope, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
+    Tally,
     cache_key,
+    cheapest_kill_order,
     covering_tests,
     file_hash,
     function_texts,
@@ -313,26 +315,38 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
 
 
 class KillOrder:
-    """Run first the tests that killed other mutants of the same function, then of the same
-    file, then the fastest (as PIT does): most mutants die in their first test."""
+    """Order each mutant's tests by the expected seconds to its first failure
+    (job_plan.cheapest_kill_order), from what this run saw the tests do to the other mutants of
+    the same function and file: kills, and passes, which count against a test."""
 
     def __init__(self, scopes: dict[str, tuple[str, str]], by_id: Mapping[str, TestInfo],
                  options: RunOptions) -> None:
         self.scopes = scopes
-        self.by_id = by_id
+        self.durations = {test_id: test.duration for test_id, test in by_id.items()}
         self.options = options
-        self.kills: dict[tuple[str, str] | str, Counter[str]] = defaultdict(Counter)
+        self.by_id = by_id
+        self.tallies: dict[tuple[str, str] | str, Tally] = defaultdict(Tally)
+        self.kills, self.tries = 0, 0  # over the whole run: the prior of a test never run in the file
 
     def learn(self, mutant_id: str, outcome: Outcome) -> None:
         if outcome.status is Status.KILLED and outcome.killed_by:
-            file, function = self.scopes[mutant_id]
-            self.kills[(file, function)][outcome.killed_by[0]] += 1
-            self.kills[file][outcome.killed_by[0]] += 1
+            killer: str | None = outcome.killed_by[0]
+        elif outcome.status is Status.SURVIVED:
+            killer = None
+        else:
+            return  # a timeout or an error says nothing reliable about the tests that ran
+        ran = outcome.covered_by[:outcome.tests_run]
+        file, function = self.scopes[mutant_id]
+        self.tallies[(file, function)].add(ran, killer)
+        self.tallies[file].add(ran, killer)
+        self.kills += killer is not None
+        self.tries += len(ran)
 
     def prepare(self, job: Job) -> Job:
         file, function = self.scopes.get(job.mutant_id, ("", ""))
-        in_function, in_file = self.kills.get((file, function), Counter()), self.kills.get(file, Counter())
-        tests = tuple(sorted(job.tests, key=lambda t: (-in_function[t], -in_file[t], self.by_id[t].duration, t)))
+        prior = (self.kills + 1) / (self.tries + 2)
+        tests = cheapest_kill_order(job.tests, self.durations, self.tallies.get((file, function), Tally()),
+                                    self.tallies.get(file, Tally()), prior)
         if tests == job.tests:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)

@@ -1,0 +1,70 @@
+"""The order a mutant's tests run in: fewest expected seconds to the first failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.job_plan import Tally, cheapest_kill_order, kill_probability
+from bugsmith.harness.outcome import Outcome, Status, TestInfo
+from bugsmith.harness.protocol import Job
+from bugsmith.harness.runner import KillOrder
+
+DURATIONS = {"fast": 0.002, "medium": 0.02, "slow": 0.32}
+
+
+def tally(kills: dict[str, int], tries: dict[str, int]) -> Tally:
+    history = Tally()
+    history.kills.update(kills)
+    history.tries.update(tries)
+    return history
+
+
+def test_without_history_the_fastest_runs_first() -> None:
+    order = cheapest_kill_order(["slow", "fast", "medium"], DURATIONS, Tally(), Tally(), prior=0.5)
+    assert order == ("fast", "medium", "slow")
+
+
+def test_a_slow_test_that_always_kills_goes_after_cheap_untried_ones_but_before_the_ones_that_never_kill() -> None:
+    function = tally({"slow": 5}, {"slow": 5, "medium": 5, "fast": 5})
+    order = cheapest_kill_order(["slow", "fast", "medium", "new"], {**DURATIONS, "new": 0.001}, function,
+                                Tally(), prior=0.2)
+    # new: 0.002 / 0.2 = 0.01; slow: 0.321 / (5.2 / 6) = 0.37; fast: 0.003 / (0.2 / 6) = 0.09
+    # medium: 0.021 / (0.2 / 6) = 0.63
+    assert order == ("new", "fast", "slow", "medium")
+
+
+def test_a_test_that_keeps_passing_loses_its_place_to_a_slower_one_that_kills() -> None:
+    function = tally({"medium": 3}, {"medium": 3, "fast": 30})
+    assert cheapest_kill_order(["fast", "medium"], DURATIONS, function, Tally(), prior=0.5) == ("medium", "fast")
+
+
+def test_the_file_stands_in_for_a_function_with_no_history() -> None:
+    file = tally({"medium": 4}, {"medium": 4, "fast": 4})
+    assert cheapest_kill_order(["fast", "medium"], DURATIONS, Tally(), file, prior=0.5) == ("medium", "fast")
+    # ... but the function's own record outweighs it
+    function = tally({"fast": 3}, {"fast": 3, "medium": 3})
+    assert cheapest_kill_order(["fast", "medium"], DURATIONS, function, file, prior=0.5) == ("fast", "medium")
+
+
+def test_kill_probability_is_shrunk_towards_the_level_above() -> None:
+    assert kill_probability("t", Tally(), Tally(), prior=0.3) == 0.3
+    assert kill_probability("t", Tally(), tally({"t": 1}, {"t": 1}), prior=0.0) == 0.5  # one kill in one try, against a prior of 0
+    assert kill_probability("t", tally({}, {"t": 3}), tally({"t": 1}, {"t": 1}), prior=0.0) == 0.125
+
+
+def test_kill_order_learns_kills_and_passes_of_the_same_function() -> None:
+    by_id = {name: TestInfo(id=name, file="tests/test_a.py", duration=d) for name, d in DURATIONS.items()}
+    scopes = {"m1": ("a.py", "f"), "m2": ("a.py", "f"), "m3": ("a.py", "g")}
+    order = KillOrder(scopes, by_id, RunOptions(root=Path("."), paths=("a.py",), tests=("tests",)))
+    tests = ("fast", "medium", "slow")
+    for mutant in ("m1", "m2"):
+        order.learn(mutant, Outcome(mutant_id=mutant, status=Status.KILLED, killed_by=("slow",),
+                                    covered_by=tests, tests_run=3))
+    job = order.prepare(Job(mutant_id="m4", module="a", path="a.py", function="f", source="", tests=tests,
+                            timeout=10.0, limits=(1.0, 2.0, 3.0)))
+    assert order.prepare(Job(mutant_id="m1", module="a", path="a.py", function="f", source="", tests=tests,
+                             timeout=10.0, limits=(1.0, 2.0, 3.0))).tests == ("fast", "slow", "medium")
+    assert job.tests == tests  # not a mutant of the run: no scope, no history
+    assert order.tallies[("a.py", "f")].tries["fast"] == 2
+    assert order.tallies["a.py"].kills["slow"] == 2
