@@ -17,6 +17,7 @@ from toyproject import CALC
 from bugsmith.harness import leftovers, zygote
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.sandbox import Mount, Sandbox, SandboxUnavailable, bugsmith_code, require_bwrap
 from bugsmith.harness.zygote import ForkedProcess
 
 pytestmark = [pytest.mark.slow,  # real worker processes
@@ -174,3 +175,26 @@ def test_a_coordinator_stopped_mid_run_leaves_no_process(project: Path, signum: 
         if coordinator.poll() is None:
             coordinator.kill()
     assert not _gone(sorted(seen)), "a worker or the zygote outlived the coordinator"
+
+
+def test_workers_forked_in_a_sandbox_stay_in_it(project: Path, tmp_path: Path) -> None:
+    """The zygote runs in the sandbox (a pid namespace of its own): its workers are forked there,
+    and the pool still signals them, sees them end and tells their marks apart."""
+    try:
+        require_bwrap()
+    except SandboxUnavailable as error:
+        pytest.skip(str(error))
+    for path in (project, *project.rglob("*")):  # readable by `nobody`, whom the sandbox runs as under root
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    sandbox = Sandbox(mounts=(Mount(source=project, target=str(project)), *bugsmith_code()), workdir=str(project),
+                      env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/tmp"})
+    with ForkPool(_setup(project), 2, tmp_path / "logs", sandbox) as pool:
+        verdicts = _run(pool, _killing(project), _murderous(project))
+        assert pool.zygote is not None and all(isinstance(w.process, ForkedProcess) for w in pool.workers)
+        workers = [worker.process.pid for worker in pool.workers]
+        assert [_mark_of(pid) for pid in workers] == [worker.mark for worker in pool.workers]
+        assert os.readlink(f"/proc/{workers[0]}/ns/pid") != os.readlink("/proc/self/ns/pid")
+        everything = [*_descendants(pool.zygote.process.pid)]
+    assert verdicts["kills"].results[0].outcome == "failed"
+    assert verdicts["murders"].died and "twice" in verdicts["murders"].died
+    assert not _gone(everything), "a process of the sandboxed pool outlived it"
