@@ -38,7 +38,7 @@ _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
-ZYGOTE_GRACE = 10.0  # seconds the zygote may take to collect its stopped workers and end
+ZYGOTE_GRACE = 5.0  # seconds the zygote may take to collect its stopped workers and end
 
 
 class _Worker:

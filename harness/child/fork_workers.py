@@ -68,7 +68,9 @@ class Zygote:
             finally:
                 os.close(pidfd)
         self._end()
-        return None
+        # A worker started as an interpreter is SIGKILLed at the end and never finishes pytest's
+        # session: neither does the zygote, and the pool is not kept waiting while it would.
+        os._exit(0)
 
     def _next(self) -> tuple[Hatch, list[int]] | None:
         """The next request and its descriptors; None when the pool closed the channel. Ended
