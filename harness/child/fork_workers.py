@@ -43,10 +43,10 @@ class Zygote:
         self.refused = None if leftovers.remark(os.environ.get(leftovers.VARIABLE, "")) else (
             "this process cannot rewrite its mark (harness.leftovers.remark)")
 
-    def serve(self, ready: Ready, config: pytest.Config) -> tuple[BinaryIO, BinaryIO] | None:
+    def serve(self, ready: Ready, config: pytest.Config) -> tuple[BinaryIO, BinaryIO]:
         """Send `ready` (the collection), then fork a worker per request until the pool closes
-        the channel: None then, in the zygote. In each forked worker this returns its own
-        pipes (jobs to read, verdicts to write)."""
+        the channel, and end the zygote then. Returns only in each forked worker: its own pipes
+        (jobs to read, verdicts to write)."""
         self.control.sendall(encode(ready))
         while (request := self._next()) is not None:
             hatch, fds = request

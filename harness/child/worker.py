@@ -117,9 +117,7 @@ class ForkServer(CollectErrors):
         files = tuple(item.location[0] for item in self.items.values())
         ready = Ready(tests=tuple(self.items), files=files)
         if self.zygote is not None:
-            channel = self.zygote.serve(ready, session.config)
-            if channel is None:
-                return True  # the zygote, once the pool is done
+            channel = self.zygote.serve(ready, session.config)  # returns in a forked worker only
             self.reader.close()  # the zygote's: the pool must see its end when it ends
             self.writer.close()
             self.reader, self.writer = channel  # a worker forked from it
