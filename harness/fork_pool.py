@@ -1,10 +1,12 @@
 """The default executor: a pool of fork-server workers on this machine (harness.executor).
 
-Each worker (`python -m bugsmith.harness.child.worker`) imports and collects the suite once,
-then forks once per job. The coordinator keeps each worker one job ahead (the next job waits in
-its pipe) and collects verdicts as they come. A worker that dies is replaced and its running
-job retried once; a job that kills two workers gets a verdict that says so. Nothing here
-decides a status: that is harness.verdict's job.
+Each worker imports and collects the suite once, then forks once per job. Where the OS allows
+(harness.zygote), one process, the zygote, imports and collects, and the workers are forked
+from it, a replacement too; elsewhere, or if the zygote is gone, each worker is an interpreter
+of its own (`python -m bugsmith.harness.child.worker`). The coordinator keeps each worker one
+job ahead (the next job waits in its pipe) and collects verdicts as they come. A worker that
+dies is replaced and its running job retried once; a job that kills two workers gets a
+verdict that says so. Nothing here decides a status: that is harness.verdict's job.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import re
 import selectors
 import signal
+import socket
 import subprocess
 import time
 from collections import deque
@@ -22,41 +25,76 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
-from bugsmith.harness import leftovers
+from bugsmith.harness import leftovers, zygote
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
 from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
 from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
+from bugsmith.harness.zygote import CannotHatch, ForkedProcess, Hatch
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
+ZYGOTE_GRACE = 5.0  # seconds the zygote may take to collect its stopped workers and end
 
 
 class _Worker:
     """One fork-server process, with the jobs sent to it in order (the first one is running)."""
 
-    def __init__(self, setup: WorkerSetup, number: int, log_dir: Path, mark: str,
-                 sandbox: Sandbox | None = None) -> None:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_dir / f"worker-{number}.log"
-        self.mark = f"{mark}/{number}"  # what this worker starts inherits it (harness.leftovers)
-        launch = helper_launch("bugsmith.harness.child.worker", setup, sandbox, {leftovers.VARIABLE: self.mark})
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, bufsize=0,
-                cwd=launch.cwd, env=launch.env, start_new_session=True,
-            )
-        assert self.process.stdin and self.process.stdout
-        self.stdin: IO[bytes] = self.process.stdin
-        self.stdout: IO[bytes] = self.process.stdout
-        send(self.stdin, setup)
+    def __init__(self, process: subprocess.Popen[bytes] | ForkedProcess, stdin: IO[bytes], stdout: IO[bytes],
+                 log_path: Path, mark: str, control: socket.socket | None = None) -> None:
+        self.process = process
+        self.stdin = stdin
+        self.stdout = stdout
+        self.log_path = log_path
+        self.mark = mark  # what this worker starts inherits it (harness.leftovers)
+        self.control = control  # a zygote's socket, which it talks on and takes requests for workers on
         self.jobs: deque[Job] = deque()
         self.started_at = 0.0  # when the first job of `jobs` began
         self._buffer = b""
+
+    @classmethod
+    def launch(cls, setup: WorkerSetup, name: str, log_dir: Path, mark: str, sandbox: Sandbox | None = None,
+               as_zygote: bool = False) -> _Worker:
+        """A worker started as an interpreter; `as_zygote`: one that forks the workers instead."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = log_dir / f"{name}.log"
+        launch = helper_launch("bugsmith.harness.child.worker", setup, sandbox, {leftovers.VARIABLE: mark})
+        ours, theirs = socket.socketpair() if as_zygote else (None, None)
+        try:
+            with open(log_path, "ab") as log:
+                process = subprocess.Popen(
+                    (*launch.argv, zygote.FLAG) if as_zygote else launch.argv,
+                    stdin=theirs.fileno() if theirs else subprocess.PIPE,
+                    stdout=theirs.fileno() if theirs else subprocess.PIPE, stderr=log, bufsize=0,
+                    cwd=launch.cwd, env=launch.env, start_new_session=True,
+                )
+        except BaseException:
+            if ours is not None:
+                ours.close()
+            raise
+        finally:
+            if theirs is not None:
+                theirs.close()
+        if ours is None:
+            assert process.stdin and process.stdout
+            worker = cls(process, process.stdin, process.stdout, log_path, mark)
+        else:
+            worker = cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
+                         os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_path, mark, ours)
+        send(worker.stdin, setup)
+        return worker
+
+    def hatch(self, number: int, log_dir: Path, mark: str) -> _Worker:
+        """A worker forked from this one, a zygote that has collected the suite (CannotHatch if
+        it cannot); it says it is ready as a worker started as an interpreter would."""
+        assert self.control is not None
+        log_path = log_dir / f"worker-{number}.log"
+        process, stdin, stdout = zygote.hatch(self.control, Hatch(number=number, mark=mark), log_path)
+        return _Worker(process, stdin, stdout, log_path, mark)
 
     def wait_ready(self) -> list[tuple[str, str]]:
         """The collected tests, as (id, file) in collection order."""
@@ -87,11 +125,15 @@ class _Worker:
             lines = []
         stripped = (line.strip().removeprefix("E ").strip() for line in lines)  # pytest marks errors "E"
         errors = [line for line in stripped if _EXCEPTION_LINE.match(line)]
-        return (errors or [f"exit status {self.process.returncode}"])[-1][:300]
+        status = self.process.returncode
+        return (errors or [f"exit status {status}" if status is not None else "it ended"])[-1][:300]
 
     def _next_message(self) -> Ready | None:
         while b"\n" not in self._buffer:
-            chunk = os.read(self.stdout.fileno(), 1 << 16)
+            try:
+                chunk = os.read(self.stdout.fileno(), 1 << 16)
+            except ConnectionResetError:  # a zygote's socket, closed with a request unread
+                chunk = b""
             if not chunk:
                 return None
             self._buffer += chunk
@@ -134,14 +176,33 @@ class _Worker:
             time.monotonic() - self.started_at > self.jobs[0].timeout + FRESH_IMPORT_ALLOWANCE + 30
         )
 
-    def stop(self) -> None:
-        """Kill the worker, its running job (which dies with it), and what that job started."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    def stop(self, grace: float = 0.0) -> None:
+        """Kill the worker, its running job (which dies with it), and what that job started;
+        `grace`: first close its channel and give it that long to end by itself."""
+        if grace and self.control is not None:
+            self._close()
+            try:
+                self.process.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if isinstance(self.process, ForkedProcess):
+            self.process.kill()  # in a session of its own, which holds what its jobs exec'd: marked
+        else:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         self.process.wait()
+        self._close()
         leftovers.kill_marked(self.mark)
+
+    def _close(self) -> None:
+        """Close this end of the channel (a Popen's pipes are closed by the Popen)."""
+        if not isinstance(self.process, subprocess.Popen) or self.control is not None:
+            self.stdin.close()
+            self.stdout.close()
+        if self.control is not None:
+            self.control.close()
 
 
 class ForkPool:
@@ -163,10 +224,16 @@ class ForkPool:
         self._started = 0
         self._ready = False
         self._mark = leftovers.new_mark()
+        self.zygote: _Worker | None = None  # the process the workers are forked from, if any
 
     def __enter__(self) -> ForkPool:
         try:
-            self.workers = [self._spawn() for _ in range(self.size)]
+            if zygote.available():
+                self.zygote = _Worker.launch(self.setup, "zygote", self.log_dir,
+                                             leftovers.member_mark(self._mark, leftovers.ZYGOTE),
+                                             self.sandbox, as_zygote=True)
+            else:
+                self.workers.extend(self._spawn() for _ in range(self.size))
         except BaseException:
             self.__exit__()  # no worker outlives a failed start
             raise
@@ -175,10 +242,17 @@ class ForkPool:
     def __exit__(self, *exc: object) -> None:
         for worker in self.workers:
             worker.stop()
+        if self.zygote is not None:
+            self.zygote.stop(grace=ZYGOTE_GRACE)  # it collects its workers: their CPU time counts
+            self.zygote = None
 
     def _wait_ready(self) -> None:
         if self._ready:
             return
+        if self.zygote is not None and not self.workers:
+            self.tests = self.zygote.wait_ready()
+            for _ in range(self.size):
+                self.workers.append(self._spawn())
         for worker in self.workers:
             self.tests = worker.wait_ready()
         self._ready = True
@@ -193,11 +267,20 @@ class ForkPool:
         return assemble(self.tests, runs, started)
 
     def _spawn(self) -> _Worker:
+        """A new worker: forked from the zygote, or an interpreter if there is none (any more)."""
         self._started += 1
-        return _Worker(self.setup, self._started, self.log_dir, self._mark, self.sandbox)
+        mark = leftovers.member_mark(self._mark, self._started)
+        if self.zygote is not None:
+            try:
+                return self.zygote.hatch(self._started, self.log_dir, mark)
+            except CannotHatch:
+                self.zygote.stop()  # gone or stuck: interpreters from now on
+                self.zygote = None
+        return _Worker.launch(self.setup, f"worker-{self._started}", self.log_dir, mark, self.sandbox)
 
     def control(self, tests: Sequence[str], timeout: float) -> None:
         """Run unmutated code through every worker's machinery; all of it must pass."""
+        self._wait_ready()
         jobs = [Job.unmutated(f"control-{n}", tuple(tests), timeout) for n in range(len(self.workers))]
         failures: list[str] = []
 

@@ -8,6 +8,10 @@ of their own, beyond any process-group kill. Every process the executors start c
 unless a test clears the environment); the executors kill the processes with a mark after the
 process that owned it has gone.
 
+A worker forked from a zygote (harness.zygote) did not exec, so its environment as /proc shows
+it is the zygote's: `remark` rewrites the mark in place, in the block of memory /proc reads,
+which is why every mark of one pool has the same length (`member_mark`).
+
 Linux only (/proc); elsewhere nothing is found.
 """
 
@@ -23,6 +27,45 @@ VARIABLE = "BUGSMITH_PROCESS_MARK"
 def new_mark() -> str:
     """A mark no other executor, here or in another run, uses."""
     return uuid.uuid4().hex
+
+
+def member_mark(mark: str, member: int | str) -> str:
+    """The mark of one process of the pool marked `mark`: a worker's number, or ZYGOTE; all of
+    the same length, so that `remark` can turn one into another in place."""
+    return f"{mark}/{member:0>{len(ZYGOTE)}}"
+
+
+ZYGOTE = "zygote"
+
+
+def remark(mark: str) -> bool:
+    """Make this process carry `mark` instead of its own, for /proc and for what it starts from
+    now on (forked or exec'd); False, changing nothing, where that cannot be done (not Linux,
+    no mark of the same length).
+
+    /proc/PID/environ shows the block of memory the environment was in when the process was
+    exec'd, which a fork copies and setenv never changes: the new mark is written into that
+    block itself, through /proc/self/mem.
+    """
+    old = os.environ.get(VARIABLE)
+    if old is None or len(old) != len(mark):
+        return False
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end: fields 50 and 51
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(start)
+            block = b"\0" + memory.read(end - start)
+            at = block.find(f"\0{VARIABLE}={old}\0".encode())
+            if at < 0:
+                return False
+            memory.seek(start + at + len(VARIABLE) + 1)
+            memory.write(mark.encode())
+    except (OSError, IndexError, ValueError):
+        return False
+    os.environ[VARIABLE] = mark
+    return True
 
 
 def marked(mark: str, prefix: bool = False) -> list[int]:

@@ -8,6 +8,9 @@ its verdict to a pipe while this process watches the clock and kills the child's
 group when time is up; then, a subreaper (harness.child.reaper), it kills whatever else the job
 started. A job with a task does that task instead (harness.tasks): a baseline
 chunk runs here, anything else through HANDLERS.
+
+Started with `--zygote` (harness.zygote), the process collects and then forks the serving
+workers (harness.child.fork_workers) instead of serving jobs itself.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pytest
 
 from bugsmith.harness.child import coverage_run, huge_pages, reaper, reexec
 from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from bugsmith.harness.child.fork_workers import Zygote
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
@@ -54,6 +58,7 @@ from bugsmith.harness.protocol import (
 )
 from bugsmith.harness.tasks import CheckTask, CoverageTask, Findings, ProbeTask, Task
 from bugsmith.harness.tool_state import StateOutsideTheTree
+from bugsmith.harness.zygote import FLAG
 
 # A fresh interpreter's start and collection may take this many times this worker's own, plus
 # COLLECT_BASE seconds, before a mutant that hangs the import is stopped.
@@ -83,8 +88,10 @@ def handler(task: Task) -> TaskHandler:
 
 
 class ForkServer(CollectErrors):
-    def __init__(self, setup: WorkerSetup, reader: BinaryIO, writer: BinaryIO, recorder: Recorder) -> None:
+    def __init__(self, setup: WorkerSetup, reader: BinaryIO, writer: BinaryIO, recorder: Recorder,
+                 zygote: Zygote | None = None) -> None:
         super().__init__()
+        self.zygote = zygote  # if given, this process forks the workers that serve jobs
         self.setup = setup
         self.reader = reader
         self.writer = writer
@@ -105,12 +112,18 @@ class ForkServer(CollectErrors):
         self.items = {item.nodeid: item for item in session.items}
         self.startup = time.monotonic() - STARTED
         self.index = index_functions(frozenset(self.setup.sources))
-        self.own = frozenset(reaper.descendants(os.getpid()))  # started by the suite's collection
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
         gc.freeze()
         files = tuple(item.location[0] for item in self.items.values())
-        send(self.writer, Ready(tests=tuple(self.items), files=files))
+        ready = Ready(tests=tuple(self.items), files=files)
+        if self.zygote is not None:
+            channel = self.zygote.serve(ready, session.config)  # returns in a forked worker only
+            self.reader.close()  # the zygote's: the pool must see its end when it ends
+            self.writer.close()
+            self.reader, self.writer = channel  # a worker forked from it
+        self.own = frozenset(reaper.descendants(os.getpid()))  # started by the suite's collection
+        send(self.writer, ready)
         while (job := receive(self.reader, Job.from_dict)) is not None:
             send(self.writer, self.run(job))
         return True
@@ -314,7 +327,7 @@ def main() -> int:
     reaper.become_subreaper()  # orphans of a job are re-parented here, to be killed
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
-    server = ForkServer(setup, reader, writer, recorder)
+    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None)
     pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project)])
     return 0
 
