@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.protocol import Job
+from bugsmith.harness.units import Ranges, mutated_unit
 from bugsmith.mutators.mutant import Mutant, Span
 
 # 4: keyed by the units the covering tests run; 3: a mutant that breaks the import is killed (an
@@ -117,6 +120,23 @@ def per_test_limits(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], facto
                     base: float) -> tuple[float, ...]:
     """A limit per test, `factor x its baseline time + base`: the clock restarts at each test."""
     return tuple(factor * by_id[test].duration + base for test in tests)
+
+
+def mutant_job(mutant: Mutant, options: RunOptions, source: str, tests: tuple[str, ...],
+               by_id: Mapping[str, TestInfo], ranges: Ranges) -> Job:
+    """The job that runs `tests` (fastest first) against `mutant`, activated from memory."""
+    mutated = mutant.apply(source)
+    return Job(
+        mutant_id=mutant.id,
+        module=mutant.module,
+        path=str((options.root / mutant.file).resolve()),
+        function=mutant.function,
+        source=mutated,
+        unit=mutated_unit(mutant, source, mutated, ranges) if mutant.function else "",
+        tests=tests,
+        timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
+        limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
+    )
 
 
 def function_texts(source: str) -> dict[str, str]:
