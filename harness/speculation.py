@@ -80,7 +80,7 @@ class Speculation:
 
     def next_job(self) -> Job | None:
         """A mutant against finished passing tests that cover it and it has not run yet, else None."""
-        while True:
+        while self._order:
             if self._cursor >= len(self._order):
                 if self._scanned == self._chunks:
                     return None  # a whole pass found nothing, and no chunk ended since
@@ -98,6 +98,7 @@ class Speculation:
             tests -= done
             if tests:
                 return self._job(mutant, tuple(sorted(tests, key=lambda t: (self._passed[t].duration, t))))
+        return None  # no mutant that may run early (all at module level or run at import)
 
     def _job(self, mutant: Mutant, tests: tuple[str, ...]) -> Job:
         self._jobs += 1

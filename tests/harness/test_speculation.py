@@ -138,3 +138,15 @@ def test_a_mutant_is_run_again_on_tests_that_finish_later_only(setup) -> None:
     speculation.chunk_done(chunk((B, "passed")))
     again = [j for j in drain(speculation) if j.source == in_function.apply(SOURCE)]
     assert [j.tests for j in again] == [(B,)]
+
+
+def test_no_function_mutant_means_no_job(setup) -> None:
+    """With only module-level mutants there is nothing to run early, chunk after chunk."""
+    speculation, _, at_module = setup
+    alone = Speculation([at_module], {FILE: SOURCE}, resolve_options(speculation), {FILE: import_calls(SOURCE)})
+    alone.chunk_done(chunk((A, "passed")))
+    assert alone.next_job() is None and alone.next_job() is None
+
+
+def resolve_options(speculation: Speculation):
+    return speculation._options
