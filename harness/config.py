@@ -47,6 +47,9 @@ class RunOptions:
     # Where every process that runs the tests is confined (None: unconfined, as trusted code is);
     # `bugsmith score` runs a candidate's tests, so its workers get one (harness.sandbox).
     sandbox: Sandbox | None = None
+    # A cold run runs mutants on workers the baseline's last chunks leave idle (harness.speculation);
+    # False waits for the whole baseline first. The verdicts are the same either way.
+    pipeline: bool = True
 
     @property
     def store_path(self) -> Path:

@@ -16,8 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from bugsmith.harness.baseline import Baseline
-from bugsmith.harness.executor import Executor, OnVerdict, Prepare
-from bugsmith.harness.project_copy import ProjectCopy, changes, snapshot
+from bugsmith.harness.executor import Draining, Executor, OnVerdict, Prepare, Spare
+from bugsmith.harness.project_copy import ProjectCopy, Relocation, changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
 WRITES_SHOWN = 20  # paths a baseline keeps of what the suite wrote
@@ -57,9 +57,16 @@ class InCopy:
         return self._copy, self._inner
 
     def baseline(self) -> Baseline:
+        return self.baseline_with(None)
+
+    def baseline_with(self, spare: Spare | None) -> Baseline:
+        """`baseline()`, with `spare`'s jobs for idle workers if the executor inside can take them."""
         copy, inner = self._parts()
         # Against the project's snapshot at the sync: workers collecting since then count too.
-        found = inner.baseline()
+        if spare is not None and isinstance(inner, Draining):
+            found = inner.baseline_with(_Relocated(spare, copy.relocation))
+        else:
+            found = inner.baseline()
         written = changes(copy.snapshot, snapshot(copy.folder))
         return replace(found, writes=tuple(written[:WRITES_SHOWN])) if written else found
 
@@ -74,3 +81,21 @@ class InCopy:
             on_verdict(relocation.job_home(job), relocation.verdict_home(verdict))
 
         inner.run([relocation.job(job) for job in jobs], home, prepare)
+
+
+class _Relocated:
+    """A Spare whose jobs go into the copy and whose verdicts come home, as `InCopy.run` does."""
+
+    def __init__(self, spare: Spare, relocation: Relocation) -> None:
+        self.spare = spare
+        self.relocation = relocation
+
+    def chunk_done(self, verdict: Verdict) -> None:
+        self.spare.chunk_done(verdict)  # test ids and coverage's relative paths are the same in the copy
+
+    def next_job(self) -> Job | None:
+        job = self.spare.next_job()
+        return None if job is None else self.relocation.job(job)
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        self.spare.settle(self.relocation.job_home(job), self.relocation.verdict_home(verdict))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from bugsmith.errors import HarnessError
 from bugsmith.harness.config import RunOptions
@@ -56,6 +56,31 @@ class Executor(Protocol):
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         """Run `jobs`, calling `on_verdict` once per job as its verdict comes in."""
+        ...
+
+
+class Spare(Protocol):
+    """Work for workers that the baseline leaves idle (harness.speculation.Speculation)."""
+
+    def chunk_done(self, verdict: Verdict) -> None:
+        """A baseline chunk's verdict, as it comes in."""
+        ...
+
+    def next_job(self) -> Job | None:
+        """A job for an idle worker, or None for now."""
+        ...
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        """The verdict of a job `next_job` gave."""
+        ...
+
+
+@runtime_checkable
+class Draining(Protocol):
+    """An executor that can run spare jobs while its baseline's last chunks drain (the fork pool)."""
+
+    def baseline_with(self, spare: Spare) -> Baseline:
+        """`baseline()`, giving `spare`'s jobs to workers that have no chunk left to run."""
         ...
 
 

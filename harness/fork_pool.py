@@ -20,14 +20,14 @@ import socket
 import subprocess
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import leftovers, zygote
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
-from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
+from bugsmith.harness.executor import OnVerdict, Prepare, Spare, confirm_timeout
 from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
@@ -35,6 +35,7 @@ from bugsmith.harness.verdict import control_failure
 from bugsmith.harness.zygote import CannotHatch, ForkedProcess, Hatch
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
+More = Callable[[Sequence[Job]], Job | None]  # a job for a worker with these queued, when none is pending
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
@@ -259,11 +260,33 @@ class ForkPool:
 
     def baseline(self) -> Baseline:
         """The suite once on unmutated code, with per-test coverage, on every worker at once."""
+        return self.baseline_with(None)
+
+    def baseline_with(self, spare: Spare | None) -> Baseline:
+        """`baseline()`; a worker with no chunk left to run takes `spare`'s jobs meanwhile."""
         started = time.monotonic()
         self._wait_ready()
         runs: list[tuple[Job, Verdict]] = []
-        self.run(chunk_jobs([test for test, _ in self.tests], len(self.workers)),
-                 lambda job, verdict: runs.append((job, verdict)))
+        chunks = chunk_jobs([test for test, _ in self.tests], len(self.workers))
+        left = {job.mutant_id for job in chunks}
+
+        def on_verdict(job: Job, verdict: Verdict) -> None:
+            if job.mutant_id not in left:
+                assert spare is not None
+                spare.settle(job, verdict)
+                return
+            left.discard(job.mutant_id)
+            runs.append((job, verdict))
+            if spare is not None:
+                spare.chunk_done(verdict)
+
+        def more(queued: Sequence[Job]) -> Job | None:
+            # Only behind no chunk: a spare job must not wait for one, nor delay the last one.
+            if spare is None or not left or any(job.mutant_id in left for job in queued):
+                return None
+            return spare.next_job()
+
+        self.run(chunks, on_verdict, more=more)
         return assemble(self.tests, runs, started)
 
     def _spawn(self) -> _Worker:
@@ -294,8 +317,9 @@ class ForkPool:
             raise HarnessError(f"the control run of unmutated code failed in a worker: {failures[0]}")
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None,
-            depth: int = QUEUE_DEPTH) -> None:
-        """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order).
+            depth: int = QUEUE_DEPTH, more: More | None = None) -> None:
+        """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order); when
+        none is left, `more` may give a worker one (it sees the jobs the worker has queued).
 
         Each worker has up to `depth` jobs sent ahead, so that it starts the next one as soon
         as it reports a verdict, without waiting for this process to read it and answer.
@@ -306,15 +330,20 @@ class ForkPool:
         for worker in self.workers:
             selector.register(worker.stdout, selectors.EVENT_READ, worker)
         try:
-            self._loop(pending, selector, on_verdict, prepare or (lambda job: job), depth)
+            self._loop(pending, selector, on_verdict, prepare or (lambda job: job), depth,
+                       more or (lambda queued: None))
         finally:
             selector.close()
 
     def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare,
-              depth: int) -> None:
+              depth: int, more: More) -> None:
         while pending or any(worker.jobs for worker in self.workers):
             for worker in self.workers:
-                while pending and len(worker.jobs) < depth and worker.offer(prepare(pending[0])):
+                while len(worker.jobs) < depth:
+                    if not pending and (extra := more(tuple(worker.jobs))) is not None:
+                        pending.append(extra)
+                    if not pending or not worker.offer(prepare(pending[0])):
+                        break
                     pending.popleft()
             for key, _ in selector.select(timeout=5.0):
                 ready: _Worker = key.data

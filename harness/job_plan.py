@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.protocol import Job
+from bugsmith.harness.units import Ranges, mutated_unit
 from bugsmith.mutators.mutant import Mutant, Span
 
 # 4: keyed by the units the covering tests run; 3: a mutant that breaks the import is killed (an
@@ -167,6 +170,23 @@ def cheapest_kill_order(tests: Iterable[str], durations: Mapping[str, float], fu
         return (duration + overhead) / kill_probability(test, function, file, prior), duration, test
 
     return tuple(sorted(tests, key=cost))
+
+
+def mutant_job(mutant: Mutant, options: RunOptions, source: str, tests: tuple[str, ...],
+               by_id: Mapping[str, TestInfo], ranges: Ranges) -> Job:
+    """The job that runs `tests` (fastest first) against `mutant`, activated from memory."""
+    mutated = mutant.apply(source)
+    return Job(
+        mutant_id=mutant.id,
+        module=mutant.module,
+        path=str((options.root / mutant.file).resolve()),
+        function=mutant.function,
+        source=mutated,
+        unit=mutated_unit(mutant, source, mutated, ranges) if mutant.function else "",
+        tests=tests,
+        timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
+        limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
+    )
 
 
 def function_texts(source: str) -> dict[str, str]:

@@ -32,18 +32,19 @@ from bugsmith.harness.job_plan import (
     covering_tests,
     file_hash,
     function_texts,
+    mutant_job,
     per_test_limits,
     site_key,
     span_lines,
-    time_limit,
 )
 from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines
+from bugsmith.harness.speculation import Speculation
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
-from bugsmith.harness.units import Ranges, mutated_unit, statement_ranges
+from bugsmith.harness.units import statement_ranges
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.harness.warm_start import (
     KILLS,
@@ -97,6 +98,8 @@ class Plan:
     baseline: Baseline
     test_hashes: dict[str, str]  # test path -> sha256, for the baseline and the cache keys
     code: Code  # units and what runs at import, for the verdict keys
+    # What mutants ran while the baseline drained (a cold run), still to be trusted and stored.
+    speculation: Speculation | None = None
 
 
 def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
@@ -122,11 +125,15 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
                                          mutators=registry.select(options.families, options.operators))
     else:
         enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
+    mutants = _restrict(options, enumeration.mutants)
+    speculation = None
     if start is not None:
-        baseline = finish(start, code, store, executors, fingerprint)
+        if start.reuse is None and options.pipeline:  # cold: the whole suite runs under coverage
+            speculation = Speculation(mutants, sources, options, code.at_import)
+        baseline = finish(start, code, store, executors, fingerprint, speculation)
     assert baseline is not None
-    return Plan(options=options, enumeration=enumeration, mutants=_restrict(options, enumeration.mutants),
-                sources=sources, setup=setup, baseline=baseline, test_hashes=test_hashes, code=code)
+    return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources, setup=setup,
+                baseline=baseline, test_hashes=test_hashes, code=code, speculation=speculation)
 
 
 def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
@@ -265,12 +272,15 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         elif not tests:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.NO_COVERAGE)))
         else:
-            jobs.append(_job(runnable, the_plan, tests, by_id, ranges[mutant.file]))
+            jobs.append(mutant_job(runnable, options, the_plan.sources[mutant.file], tests, by_id, ranges[mutant.file]))
     cached = store.cached(keys.values())
     jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
     killed = still_killed(store, jobs, sites, digests)
     immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
     jobs = [job for job in jobs if job.mutant_id not in killed]
+    speculated: list[tuple[Job, Verdict]] = []
+    if the_plan.speculation is not None:
+        speculated, jobs = the_plan.speculation.resolve(jobs, by_id)
     store.put_mutants(the_plan.mutants)
     notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
     run_id = store.start_run(
@@ -292,6 +302,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
 
     def on_verdict(job: Job, verdict: Verdict) -> None:
+        if the_plan.speculation is not None:  # a mutant that passed some tests during the baseline
+            job, verdict = the_plan.speculation.whole(job, verdict)
         outcome = outcome_of(job, verdict)
         order.learn(job.mutant_id, outcome)
         store.put_outcome(keys[job.mutant_id], outcome)
@@ -303,12 +315,14 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
             progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts),
                               elapsed=time.monotonic() - phase_started, first=first))
 
-    if jobs:
+    if jobs or speculated:
         # Few mutants left to run (after an edit): workers collect only the tests they need.
         executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
         executor = executors.get()
         control = [t for t in baseline.tests if executors.knows({t.id})]
         executor.control(_control_tests(control), timeout=_control_limit(baseline, options))
+        for job, verdict in speculated:  # trusted now that the control run passed
+            on_verdict(job, verdict)
         executor.run(jobs, on_verdict, order.prepare)
     store.finish_run(run_id, time.monotonic() - started)
     return store.run_result(run_id)
@@ -351,24 +365,6 @@ class KillOrder:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)
         return replace(job, tests=tests, limits=limits)
-
-
-def _job(mutant: Mutant, the_plan: Plan, tests: tuple[str, ...], by_id: Mapping[str, TestInfo],
-         ranges: Ranges) -> Job:
-    options = the_plan.options
-    source = the_plan.sources[mutant.file]
-    mutated = mutant.apply(source)
-    return Job(
-        mutant_id=mutant.id,
-        module=mutant.module,
-        path=str((options.root / mutant.file).resolve()),
-        function=mutant.function,
-        source=mutated,
-        unit=mutated_unit(mutant, source, mutated, ranges) if mutant.function else "",
-        tests=tests,
-        timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
-        limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
-    )
 
 
 def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str]) -> dict[str, ImportCalls]:

@@ -22,7 +22,7 @@ from typing import Any
 from bugsmith.errors import BaselineError
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.executor import Executor, ExecutorFactory
+from bugsmith.harness.executor import Draining, Executor, ExecutorFactory, Spare
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.incremental import (
     FileUnits,
@@ -160,8 +160,9 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
 
 
 def finish(start: Start, code: Code, store: Store, executors: Executors,
-           fingerprint: str) -> Baseline:
-    """The baseline `prepare` chose, run where needed, and stored for the next run."""
+           fingerprint: str, spare: Spare | None = None) -> Baseline:
+    """The baseline `prepare` chose, run where needed, and stored for the next run; a whole
+    suite's baseline gives idle workers `spare`'s jobs (harness.speculation) while it drains."""
     baseline: Baseline | None = None
     if start.reuse is not None and start.old is not None:
         try:
@@ -177,7 +178,11 @@ def finish(start: Start, code: Code, store: Store, executors: Executors,
         else:
             executors.widen()  # a test it asked for was not collected: run the whole suite
     if baseline is None:
-        baseline = executors.get().baseline()
+        executor = executors.get()
+        if spare is not None and executors.collected is None and isinstance(executor, Draining):
+            baseline = executor.baseline_with(spare)
+        else:
+            baseline = executor.baseline()
     store.put_baseline(fingerprint, baseline.to_dict())
     save_state(store, code, baseline, fingerprint)
     return baseline

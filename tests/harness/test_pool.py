@@ -3,6 +3,7 @@ mutant that only slows a test down is not a hang) and the baseline it runs in it
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,44 @@ def test_a_child_that_fails_outside_a_test_logs_and_quotes_its_error(project: Pa
             pool.baseline()
     logs = "".join(path.read_text() for path in (tmp_path / "logs").glob("*.log"))
     assert "Traceback" in logs and "the hook exploded" in logs
+
+
+class _Spare:
+    """Hands out `spin` mutants while the baseline drains, and records what comes back."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.given: list[str] = []
+        self.settled: list[str] = []
+        self.chunks = 0
+
+    def chunk_done(self, verdict: Verdict) -> None:
+        assert verdict.mutant_id.startswith("baseline-")
+        self.chunks += 1
+
+    def next_job(self) -> Job | None:
+        if len(self.given) >= 3:
+            return None
+        job = replace(_spin_job(self.root, "i += 2"), mutant_id=f"speculative-{len(self.given)}", limits=(5.0,))
+        self.given.append(job.mutant_id)
+        return job
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        self.settled.append(job.mutant_id)
+
+
+@pytest.mark.slow
+def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_path: Path) -> None:
+    """Jobs given to idle workers while the chunks drain each get one verdict of their own, and
+    the baseline's tests and coverage are those of a baseline without them."""
+    tests = project / "tests" / "test_slow.py"  # a last chunk that keeps one worker busy
+    tests.write_text("import time\n\n\ndef test_slow():\n    time.sleep(2)\n")
+    setup = _setup(project)
+    with ForkPool(setup, 2, tmp_path / "logs") as pool:
+        plain = pool.baseline()
+        spare = _Spare(project)
+        drained = pool.baseline_with(spare)
+    assert [t.id for t in drained.tests] == [t.id for t in plain.tests]
+    assert drained.lines == plain.lines
+    assert spare.chunks == len(chunk_jobs([t.id for t in plain.tests], 2))
+    assert sorted(spare.settled) == sorted(spare.given)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -243,6 +244,23 @@ def test_subprocess_isolation_gives_the_same_verdicts(project: Path) -> None:
     """The portable mode (a fresh interpreter per mutant) agrees with the fork server."""
     result = run(project, isolation="subprocess")
     assert by_source(result) == EXPECTED
+
+
+def test_a_run_that_waits_for_the_whole_baseline_stores_the_same_verdicts_and_keys(project: Path) -> None:
+    """Mutants run while the baseline drains (the default) end with the statuses, covering tests
+    and cache keys of a run that starts them only after the whole baseline."""
+    def stored() -> dict[str, tuple[str, str, list[str]]]:
+        with sqlite3.connect(project / ".bugsmith" / "bugsmith.sqlite") as db:
+            rows = db.execute("select key, mutant_id, data from outcomes").fetchall()
+        return {mutant: (key, json.loads(data)["status"], sorted(json.loads(data)["covered_by"]))
+                for key, mutant, data in rows}
+
+    pipelined = run(project, timeout_factor=2.0)
+    first = stored()
+    shutil.rmtree(project / ".bugsmith")
+    waited = run(project, timeout_factor=2.0, pipeline=False)
+    assert by_source(pipelined) == by_source(waited) == EXPECTED
+    assert stored() == first
 
 
 def test_red_baseline_names_the_failing_test(project: Path) -> None:
