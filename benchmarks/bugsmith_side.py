@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from bugsmith.harness.config import RunOptions, resolve
 from bugsmith.harness.executor import local_executor
 from bugsmith.harness.import_time import import_calls, parse_neighbours
 from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.store import Store
 
 _RUN = (Status.KILLED, Status.SURVIVED, Status.TIMEOUT, Status.ERROR)
 
@@ -164,11 +167,51 @@ def _at_import(result: RunResult, folder: Path) -> set[str]:
     """Ids of the mutants in code run at import: module level, or a function that module-level
     code (its own, or a test module's) calls, as the runner decides (harness.import_time; a
     function only reached through others counts only when no test covers it, left out here)."""
-    trees = parse_neighbours(sorted(p for p in folder.rglob("*.py") if ".bugsmith" not in p.parts))
-    calls = {file: import_calls((folder / file).read_text(encoding="utf-8"),
-                                (tree for path, tree in trees.items() if path != folder / file))
-             for file in {mutant.file for mutant in result.mutants}}
+    calls = _import_calls(folder, {mutant.file for mutant in result.mutants})
     return {mutant.id for mutant in result.mutants if calls[mutant.file].needs_fresh_import(mutant.function, True)}
+
+
+def _import_calls(folder: Path, files: Iterable[str]) -> dict[str, Any]:
+    # mutmut's copies under mutants/ are not what the tests import.
+    trees = parse_neighbours(sorted(p for p in folder.rglob("*.py")
+                                    if ".bugsmith" not in p.parts and "mutants" not in p.parts))
+    return {file: import_calls((folder / file).read_text(encoding="utf-8"),
+                               (tree for path, tree in trees.items() if path != folder / file))
+            for file in files}
+
+
+def import_time_rule(folder: Path, files: Iterable[str]) -> Callable[[str, int], bool]:
+    """Whether a mutant at (file, line) is in code run at import, by the rule of `_at_import`:
+    module level, or a function that import-time code calls. For any tool's mutants."""
+    calls = _import_calls(folder, files)
+    enclosing = {file: _functions(folder / file) for file in calls}
+
+    def at_import(file: str, line: int) -> bool:
+        if file not in calls:
+            return False
+        name = next((n for first, last, n in enclosing[file] if first <= line <= last), None)
+        return name is None or bool(calls[file].needs_fresh_import(name, True))
+
+    return at_import
+
+
+def _functions(path: Path) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of the top-level functions and methods, as mutants name them."""
+    found: list[tuple[int, int, str]] = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        defs = [(node, "")] if not isinstance(node, ast.ClassDef) else [(n, f"{node.name}.") for n in node.body]
+        found += [(d.lineno, d.end_lineno or d.lineno, prefix + d.name) for d, prefix in defs
+                  if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return found
+
+
+def stored_run(folder: Path) -> RunResult:
+    """The last run stored in `folder`'s .bugsmith store."""
+    store = Store.open_read_only(folder / ".bugsmith" / "bugsmith.sqlite")
+    try:
+        return store.last_run()
+    finally:
+        store.close()
 
 
 def _median(values: list[float]) -> float:

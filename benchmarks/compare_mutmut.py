@@ -2,13 +2,17 @@
 
     python benchmarks/compare_mutmut.py                   # every target, 2 jobs
     python benchmarks/compare_mutmut.py --target auc --corpus --json out.json
+    python benchmarks/compare_mutmut.py --target packaging --recheck 0 --no-classic
 
 For each target it stages a fresh copy (a package and its tests, configured for both tools),
 runs bugsmith cold on it twice (the `classic` family, which matches mutmut's operators, then
 every family), then `mutmut run` from benchmarks/.venv-mutmut, and prints mutants per second
 of each tool, their ratio, bugsmith's phases and its per-mutant overhead beyond the floor
-(the sum over killed mutants of the cheapest killing test's baseline time). `--corpus` also
-times bugsmith alone on the whole reference corpus. See benchmarks/README.md.
+(the sum over killed mutants of the cheapest killing test's baseline time), the share of
+mutants in code run at import and their median cost. Then it re-checks a sample of each tool's
+verdicts with plain pytest (recheck.py) and counts those each tool got wrong, and times a warm
+`bugsmith run` after a one-line edit (warm_rerun.py). `--corpus` also times bugsmith alone on
+the whole reference corpus. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -20,12 +24,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
-from bugsmith_side import BugsmithResult, run_bugsmith
-from mutmut_side import MUTMUT_VERSION, MutmutResult, mutmut_executable, run_mutmut
+from audit import sample
+from bugsmith_side import BugsmithResult, import_time_rule, run_bugsmith, stored_run
+from mutmut_side import MUTMUT_VERSION, MutmutResult, mutmut_executable, mutmut_samples, run_mutmut
+from recheck import Check, Project, Sample, baseline, check
 from targets import REPO, TARGETS, Target
+from warm_rerun import edit_function, timed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time bugsmith alone on the whole reference corpus")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
     parser.add_argument("--keep", action="store_true", help="keep the staged copies and logs")
+    parser.add_argument("--recheck", type=int, default=5, metavar="N",
+                        help="verdicts of each status and tool re-checked with plain pytest (0: none)")
+    parser.add_argument("--seed", type=int, default=14, help="for the re-check's sample")
+    parser.add_argument("--no-classic", action="store_true",
+                        help="skip bugsmith's classic-only run (every family only)")
     args = parser.parse_args(argv)
     mutmut_executable()  # create the environment before any clock starts
     work = Path(tempfile.mkdtemp(prefix="bugsmith-bench-"))
@@ -46,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         f"mutmut {MUTMUT_VERSION}; python {sys.version.split()[0]}")
     try:
         for name in args.target or sorted(TARGETS):
-            figures[name] = measure(TARGETS[name], work, args.jobs)
+            figures[name] = measure(TARGETS[name], work, args)
         if args.corpus:
             figures["corpus"] = measure_corpus(work, args.jobs)
     finally:
@@ -59,15 +74,74 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure(target: Target, work: Path, jobs: int) -> dict[str, object]:
+def measure(target: Target, work: Path, args: argparse.Namespace) -> dict[str, object]:
     folder = target.build(work / target.name)
+    jobs = args.jobs
     say(f"\n== {target.name}: {target.description}; {jobs} jobs; {_load()} ==")
-    classic = run_bugsmith(folder, jobs, ("classic",), "bugsmith classic")
-    every = run_bugsmith(folder, jobs, (), "bugsmith all families")
+    runs: tuple[BugsmithResult, ...] = () if args.no_classic else (
+        run_bugsmith(folder, jobs, ("classic",), "bugsmith classic"),)
+    runs += (run_bugsmith(folder, jobs, (), "bugsmith all families"),)
+    ours = sample(stored_run(folder), args.recheck, args.seed)  # before the warm run replaces it
     mutmut = run_mutmut(folder, jobs, work / f"{target.name}-mutmut.log")
-    report(mutmut, classic, every)
-    return {"mutmut": asdict(mutmut), "bugsmith_classic": asdict(classic),
-            "bugsmith_all": asdict(every)}
+    report(mutmut, *runs)
+    figures: dict[str, object] = {"mutmut": asdict(mutmut),
+                                  **{_key(run.label): asdict(run) for run in runs}}
+    if args.recheck:
+        theirs = mutmut_samples(folder, target.modules, args.recheck, args.seed)
+        figures["recheck"] = recheck_both(target, folder, work, {
+            f"mutmut {MUTMUT_VERSION}": theirs, "bugsmith all families": ours}, jobs)
+    figures["warm"] = warm_edit(target, folder)
+    return figures
+
+
+def _key(label: str) -> str:
+    return "bugsmith_classic" if "classic" in label else "bugsmith_all"
+
+
+def recheck_both(target: Target, folder: Path, work: Path, samples: dict[str, list[Sample]],
+                 jobs: int) -> dict[str, object]:
+    """Each tool's sampled verdicts re-run under plain pytest on a pristine copy; prints and
+    returns, per tool, how many it got wrong by status and how many of those are in code run
+    at import (where mutmut never runs a mutant, so its "survived" there is unchecked)."""
+    pristine = target.build(work / f"{target.name}-pristine")
+    scratch = work / f"{target.name}-scratch"
+    first, limit = baseline(pristine, (target.tests,), target.pytest_args, scratch)
+    say(f"re-check with plain pytest: {first.seconds:.1f} s ({first.outcome}) on a pristine copy, "
+        f"hang limit {limit:.0f} s; {_load()}")
+    project = Project(pristine=pristine, tests=(target.tests,), pytest_args=target.pytest_args,
+                      limit=limit)
+    at_import = import_time_rule(pristine, target.modules)
+    figures: dict[str, object] = {}
+    for tool, chosen in samples.items():
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            checks = list(pool.map(lambda s: check(project, s, scratch), chosen))
+        figures[tool] = _wrong(tool, checks, at_import)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return figures
+
+
+def _wrong(tool: str, checks: list[Check], rule: Callable[[str, int], bool]) -> dict[str, object]:
+    sampled = Counter(c.sample.status for c in checks)
+    bad = [c for c in checks if not c.agree]
+    wrong = Counter(c.sample.status for c in bad)
+    imported = sum(rule(c.sample.file, c.sample.line) for c in bad)
+    say(f"  {tool}: {len(checks)} verdicts sampled ({_counts(dict(sampled))}): {len(bad)} wrong"
+        + (f" ({_counts(dict(wrong))}; {imported} in code run at import)" if bad else ""))
+    for c in bad:
+        say(f"    WRONG {c.sample.mutant_id} {c.sample.file}:{c.sample.line}: {c.sample.status!r}, "
+            f"pytest {c.runs[-1].outcome!r} {c.runs[-1].first_failure}")
+    return {"sampled": dict(sampled), "wrong": dict(wrong), "wrong_at_import": imported,
+            "wrong_ids": [c.sample.mutant_id for c in bad]}
+
+
+def warm_edit(target: Target, folder: Path) -> dict[str, float]:
+    """`bugsmith run` (the CLI, every family) in `folder` after the all-families run stored
+    there, once the target's one-line edit is made."""
+    edit = target.edit
+    edit_function(folder / edit.file, edit.function, edit.old, edit.new, every=False)
+    wall, cpu = timed(f"bugsmith warm re-run after a one-line edit in {edit.function} "
+                      f"({edit.old!r} -> {edit.new!r})", folder)
+    return {"wall": wall, "cpu": cpu}
 
 
 def measure_corpus(work: Path, jobs: int) -> dict[str, object]:
@@ -87,15 +161,15 @@ def measure_corpus(work: Path, jobs: int) -> dict[str, object]:
     return {"bugsmith_all": asdict(every)}
 
 
-def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult) -> None:
+def report(mutmut: MutmutResult, *runs: BugsmithResult) -> None:
     say(_header())
     say(_row(f"mutmut {MUTMUT_VERSION}", mutmut))
-    for result in (classic, every):
+    for result in runs:
         say(_row(result.label, result))
     say("(run: mutants whose tests ran; cpu s: user + system of every process; run/s: over the "
         "mutant phase only, mutmut's from the rate it prints; median: one killed or survived "
         "mutant, as each tool records it)")
-    for result in (classic, every):
+    for result in runs:
         whole = (result.mutants / result.wall) / (mutmut.mutants / mutmut.wall)
         cpu = (result.mutants / result.cpu) / (mutmut.mutants / mutmut.cpu)
         phase = (f", {(result.executed / result.mutant_phase) / mutmut.own_rate:.1f}x in the "
@@ -107,7 +181,7 @@ def report(mutmut: MutmutResult, classic: BugsmithResult, every: BugsmithResult)
     setup = mutmut.wall - (mutmut.mutant_phase or 0.0)
     say(f"mutmut: statuses {_counts(mutmut.statuses)}; {setup:.1f} s before its mutant phase "
         "(copy, generate, stats run, clean run, forced-fail run)")
-    for result in (classic, every):
+    for result in runs:
         _phases(result)
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clock import cpu_seconds
+from recheck import Sample
 
 MUTMUT_VERSION = "3.8.1"
 VENV = Path(__file__).resolve().parent / ".venv-mutmut"
@@ -169,3 +172,51 @@ def _median(values: list[float]) -> float:
 
 if __name__ == "__main__":  # pragma: no cover - a manual check of the environment
     sys.stdout.write(f"{mutmut_executable()}\n")
+
+
+# mutmut's statuses against bugsmith's names for the same claim (what plain pytest must do).
+_AS_BUGSMITH = {"killed": "killed", "survived": "survived", "timeout": "timeout",
+                "no tests": "no coverage"}
+
+
+def mutmut_samples(folder: Path, modules: tuple[str, ...], per_status: int, seed: int) -> list[Sample]:
+    """Up to `per_status` of mutmut's verdicts of each status (seeded, from the keys sorted),
+    each with the whole-file diff that `mutmut apply` makes of it, after a `mutmut run` in
+    `folder`. The module files are restored after each."""
+    by_key = _statuses_by_key(folder / "mutants")
+    rng = random.Random(seed)
+    chosen: list[Sample] = []
+    for theirs, ours in _AS_BUGSMITH.items():
+        pool = sorted(key for key, status in by_key.items() if status == theirs)
+        chosen += [_applied(folder, modules, key, ours)
+                   for key in rng.sample(pool, min(per_status, len(pool)))]
+    return chosen
+
+
+def _statuses_by_key(mutants: Path) -> dict[str, str]:
+    statuses: dict[str, str] = {}
+    for meta in sorted(mutants.rglob("*.meta")):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        statuses.update((key, _STATUS_BY_EXIT_CODE.get(code, "suspicious"))
+                        for key, code in data["exit_code_by_key"].items())
+    return statuses
+
+
+def _applied(folder: Path, modules: tuple[str, ...], key: str, status: str) -> Sample:
+    before = {module: (folder / module).read_text(encoding="utf-8") for module in modules}
+    executable = mutmut_executable()
+    try:
+        subprocess.run([str(executable), "apply", key], cwd=folder, env=bench_env(),
+                       capture_output=True, check=True)
+        after = {module: (folder / module).read_text(encoding="utf-8") for module in modules}
+    finally:
+        for module, text in before.items():
+            (folder / module).write_text(text, encoding="utf-8")
+    file = next((m for m in modules if after[m] != before[m]), modules[0])
+    diff = "".join(difflib.unified_diff(before[file].splitlines(keepends=True),
+                                        after[file].splitlines(keepends=True),
+                                        fromfile=f"a/{file}", tofile=f"b/{file}"))
+    pairs = zip(before[file].splitlines(), after[file].splitlines(), strict=False)
+    line = next((number for number, (old, new) in enumerate(pairs, 1) if old != new), 0)
+    return Sample(mutant_id=key, file=file, line=line, operator="", diff=diff, status=status,
+                  detail="", killed_by=())

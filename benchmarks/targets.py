@@ -7,6 +7,7 @@ table that names the same module and the same tests, so both tools see identical
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -31,7 +32,9 @@ class Target:
     modules: tuple[str, ...]  # the files both tools mutate
     tests: str  # folder of tests
     stage: Callable[[Path], None]  # writes the package and the tests into a folder
+    edit: Edit  # the one-line edit of the warm re-run
     pytest_args: tuple[str, ...] = ()
+    also_copy: tuple[str, ...] = ()  # files beside the package that mutmut must copy too
 
     def build(self, folder: Path) -> Path:
         """Stage the target in `folder` with a pyproject.toml that configures both tools."""
@@ -49,11 +52,23 @@ class Target:
             f"only_mutate = {modules}\n"
             f"pytest_add_cli_args_test_selection = {json.dumps([self.tests])}\n"
             f"pytest_add_cli_args = {args}\n"
+            f"also_copy = {json.dumps(list(self.also_copy))}\n"
             "\n[tool.bugsmith]\n"
             f"paths = {modules}\n"
             f"tests = {json.dumps([self.tests])}\n"
             f"pytest-args = {args}\n"
         )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Edit:
+    """A one-line edit in one function for the warm re-run: the first `old` in `function` of
+    `file` (relative to the staged folder) becomes `new`, which the tests still pass."""
+
+    file: str
+    function: str
+    old: str
+    new: str
 
 
 def _stage_auc(folder: Path) -> None:
@@ -93,11 +108,30 @@ def fetch_sdist(name: str, version: str, cache: Path = SDIST_CACHE) -> Path:
         archive = _archive(cache, name, version)
         if archive is None:
             raise RuntimeError(f"pip downloaded no sdist of {name}=={version} into {cache}")
+    _check_pin(archive, f"{name}=={version}")
     with tarfile.open(archive) as tar:
         top = tar.getnames()[0].split("/")[0]
         if not (cache / top).is_dir():
             tar.extractall(cache, filter="data")
     return cache / top
+
+
+# sha256 of the sdists the benchmarks pin: a re-published or tampered archive must not change
+# what is measured. Libraries without an entry are not checked.
+SDIST_SHA256 = {
+    "toolz==1.2.0": "9667a038e9d6ecba37995e26cb2f59ec6420b6ad8dd9677de59db9b956b08490",
+    "inflection==0.5.1": "1a29730d366e996aaacffb2f1f1cb9593dc38e2ddd30c91250c6dde09ea9b417",
+    "packaging==24.2": "c228a6dc5e932d346bc5739379109d49e8853dd8223571c7c5b55260edc0b97f",
+    "pretend==1.0.9": "c90eb810cde8ebb06dafcb8796f9a95228ce796531bc806e794c2f4649aa1b10",
+    "pyrsistent==0.20.0": "4c48f78f62ab596c679086084d0dd13254ae4f3d6c72a83ffdf5ebdef8f265a4",
+}
+
+
+def _check_pin(archive: Path, pin: str) -> None:
+    wanted = SDIST_SHA256.get(pin)
+    found = hashlib.sha256(archive.read_bytes()).hexdigest()
+    if wanted is not None and found != wanted:
+        raise RuntimeError(f"{archive} has sha256 {found}, not the pinned {wanted} of {pin}")
 
 
 def _archive(cache: Path, name: str, version: str) -> Path | None:
@@ -132,6 +166,50 @@ def _stage_inflection(folder: Path) -> None:
     shutil.copy(sdist / "test_inflection.py", folder / "tests" / "test_inflection.py")
 
 
+PACKAGING_VERSION, PRETEND_VERSION = "24.2", "1.0.9"
+
+
+def _stage_packaging(folder: Path) -> None:
+    """packaging's package out of src/, with the sdist's tests package; its test_version.py
+    (imported by test_specifiers.py for its table of versions) imports `pretend`, a one-file
+    test dependency staged beside the package from its own pinned sdist."""
+    sdist = fetch_sdist("packaging", PACKAGING_VERSION)
+    shutil.copytree(sdist / "src" / "packaging", folder / "packaging",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "tests").mkdir()
+    for name in ("__init__.py", "test_version.py", "test_specifiers.py"):
+        shutil.copy(sdist / "tests" / name, folder / "tests" / name)
+    shutil.copy(fetch_sdist("pretend", PRETEND_VERSION) / "pretend.py", folder / "pretend.py")
+
+
+PYRSISTENT_VERSION = "0.20.0"
+
+# The sdist's stateful hypothesis tests take 40 s each under hypothesis' defaults; this profile
+# (small, derandomised, no shrinking: a failing example is a kill) is the one the staged copy
+# runs under, for both tools.
+_PYRSISTENT_PROFILE = """from hypothesis import HealthCheck, Phase, settings
+
+settings.register_profile(
+    "benchmark", max_examples=5, stateful_step_count=20, derandomize=True, deadline=None,
+    database=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    suppress_health_check=list(HealthCheck),
+)
+settings.load_profile("benchmark")
+"""
+
+
+def _stage_pyrsistent(folder: Path) -> None:
+    """pyrsistent's pure-Python package (the optional C vector is not built, so the Python one
+    runs) with its stateful hypothesis test of vectors and evolvers."""
+    sdist = fetch_sdist("pyrsistent", PYRSISTENT_VERSION)
+    shutil.copytree(sdist / "pyrsistent", folder / "pyrsistent",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "tests").mkdir()
+    shutil.copy(sdist / "tests" / "hypothesis_vector_test.py",
+                folder / "tests" / "hypothesis_vector_test.py")
+    (folder / "tests" / "conftest.py").write_text(_PYRSISTENT_PROFILE, encoding="utf-8")
+
+
 TARGETS: dict[str, Target] = {
     "auc": Target(
         name="auc",
@@ -140,6 +218,7 @@ TARGETS: dict[str, Target] = {
         modules=("aucref/auc.py",),
         tests="tests",
         stage=_stage_auc,
+        edit=Edit(file="aucref/auc.py", function="roc_auc_score", old="/ 2)", new="* 0.5)"),
     ),
     "toolz": Target(
         name="toolz",
@@ -148,6 +227,8 @@ TARGETS: dict[str, Target] = {
         modules=("toolz/itertoolz.py", "toolz/dicttoolz.py"),
         tests="tests",
         stage=_stage_toolz,
+        edit=Edit(file="toolz/itertoolz.py", function="frequencies", old="defaultdict(int)",
+                  new="defaultdict(lambda: 0)"),
     ),
     "inflection": Target(
         name="inflection",
@@ -157,6 +238,31 @@ TARGETS: dict[str, Target] = {
         modules=("inflection/__init__.py",),
         tests="tests",
         stage=_stage_inflection,
+        edit=Edit(file="inflection/__init__.py", function="ordinal", old="(11, 12, 13)",
+                  new="(13, 12, 11)"),
+    ),
+    "packaging": Target(
+        name="packaging",
+        description=f"packaging {PACKAGING_VERSION} from PyPI: many small fast tests (specifiers.py, "
+                    "1,020 lines, and its 806 parametrized tests in test_specifiers.py)",
+        package="packaging",
+        modules=("packaging/specifiers.py",),
+        tests="tests/test_specifiers.py",
+        stage=_stage_packaging,
+        also_copy=("pretend.py",),
+        edit=Edit(file="packaging/specifiers.py", function="_version_split",
+                  old='result.append(epoch or "0")', new='result.append(epoch if epoch else "0")'),
+    ),
+    "pyrsistent": Target(
+        name="pyrsistent",
+        description=f"pyrsistent {PYRSISTENT_VERSION} from PyPI: few slow tests (_transformations.py, "
+                    "143 lines, under 3 tests of which 2 stateful hypothesis machines of 0.3-1.5 s)",
+        package="pyrsistent",
+        modules=("pyrsistent/_transformations.py",),
+        tests="tests",
+        stage=_stage_pyrsistent,
+        edit=Edit(file="pyrsistent/_transformations.py", function="transform",
+                  old="_chunks(transformations, 2)", new="_chunks(transformations, n=2)"),
     ),
 }
 

@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def timed(label: str, project: Path) -> None:
+def timed(label: str, project: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one `bugsmith run` in `project`, printed with the load."""
     before = _children_cpu()
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "bugsmith", "run"], cwd=project, capture_output=True,
@@ -77,8 +78,9 @@ def timed(label: str, project: Path) -> None:
     wall = time.monotonic() - started
     if done.returncode not in (0, 1):  # 1: survivors
         raise SystemExit(f"{label}: bugsmith run failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    load = os.getloadavg()[0]
-    print(f"{label}: {wall:.1f} s wall, {_children_cpu() - before:.1f} CPU-s (load {load:.1f})", flush=True)
+    load, cpu = os.getloadavg()[0], _children_cpu() - before
+    print(f"{label}: {wall:.1f} s wall, {cpu:.1f} CPU-s (load {load:.1f})", flush=True)
+    return wall, cpu
 
 
 def _children_cpu() -> float:
