@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bugsmith.errors import HarnessError
 from bugsmith.harness import equivalents
@@ -35,7 +36,6 @@ from bugsmith.harness.job_plan import (
     span_lines,
     time_limit,
 )
-from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -57,11 +57,12 @@ from bugsmith.harness.warm_start import (
     still_killed,
     stored_baseline,
 )
-from bugsmith.mutators import registry
-from bugsmith.mutators.base import Mutator
-from bugsmith.mutators.engine import Enumeration, enumerate_mutants
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
+
+if TYPE_CHECKING:  # libcst takes a second to import: a warm run imports it only to parse edited files
+    from bugsmith.mutators.base import Mutator
+    from bugsmith.mutators.engine import Enumeration
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -119,6 +120,10 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
+    from bugsmith.harness.mutant_cache import cached_enumeration  # after the workers start: libcst
+    from bugsmith.mutators import registry
+    from bugsmith.mutators.engine import enumerate_mutants
+
     if mutators is None:
         enumeration = cached_enumeration(files, root=options.root, store=store,
                                          mutators=registry.select(options.families, options.operators))
