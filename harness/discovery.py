@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bugsmith.errors import ConfigError
 from bugsmith.harness.config import DEFAULT_EXCLUDE, RunOptions
-from bugsmith.mutators.engine import Skipped
+
+if TYPE_CHECKING:
+    from bugsmith.mutators.engine import Skipped
 
 
 def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
@@ -16,6 +19,12 @@ def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
         fnmatch(relative, pattern) or (pattern.startswith("**/") and fnmatch(relative, pattern[3:]))
         for pattern in patterns
     )
+
+
+def _skip(file: str, reason: str) -> Skipped:
+    from bugsmith.mutators.engine import Skipped  # imports libcst, which a warm run may not need
+
+    return Skipped(file=file, reason=reason)
 
 
 def discover(options: RunOptions) -> tuple[list[Path], list[Skipped]]:
@@ -37,9 +46,9 @@ def discover(options: RunOptions) -> tuple[list[Path], list[Skipped]]:
                 continue
             target = candidate.resolve()
             if not target.is_relative_to(root):
-                skipped[as_found] = Skipped(file=as_found, reason=f"a symlink to {target}, outside the project")
+                skipped[as_found] = _skip(as_found, f"a symlink to {target}, outside the project")
             elif not target.is_file():
-                skipped[as_found] = Skipped(file=as_found, reason="a broken symlink")
+                skipped[as_found] = _skip(as_found, "a broken symlink")
             elif not _excluded(target.relative_to(root).as_posix(), patterns):
                 found.add(target)
     return sorted(found), sorted(skipped.values(), key=lambda s: s.file)

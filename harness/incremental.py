@@ -21,7 +21,9 @@ import bisect
 import copy
 import hashlib
 import json
+import keyword
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -164,6 +166,26 @@ def module_scope(found: FileUnits, line: int) -> str:
     module-level code, and the function whose signature holds the site (a default value)."""
     unit = found.unit_at(line)
     return json.dumps([found.skeleton, unit.digest if unit is not None else ""])
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def scope_of(found: FileUnits, texts: Mapping[str, str], function: str | None, line: int,
+             original: str, mutated: str) -> str:
+    """What a mutant's verdict depends on beside its own text and its tests: for a mutant in a
+    function, the function's meaning (`meaning`: a local renamed elsewhere in it keeps every
+    verdict whose site does not name it) when the mutant brings in no name its site did not
+    have (else its text, as a name can mean another variable after a rename); at module level,
+    `module_scope`."""
+    text = texts.get(function or "")
+    if text is None:
+        return module_scope(found, line)
+    unit = found.unit_at(line)
+    names = {n for n in _NAME.findall(mutated) if not keyword.iskeyword(n)}
+    if unit is None or not names <= set(_NAME.findall(original)):
+        return text
+    return json.dumps(["meaning", unit.digest])
 
 
 def carry_line(old: FileUnits, new: FileUnits, line: int) -> int | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bugsmith.errors import HarnessError
 from bugsmith.harness import equivalents
@@ -23,7 +24,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighbours
-from bugsmith.harness.incremental import module_scope, test_digests
+from bugsmith.harness.incremental import scope_of, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
     Tally,
@@ -36,8 +37,8 @@ from bugsmith.harness.job_plan import (
     per_test_limits,
     site_key,
     span_lines,
+    time_limit,
 )
-from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -52,15 +53,20 @@ from bugsmith.harness.warm_start import (
     Executors,
     describe_code,
     finish,
+    joined,
+    known_passes,
     prepare,
+    record_passes,
+    split_collected,
     still_killed,
     stored_baseline,
 )
-from bugsmith.mutators import registry
-from bugsmith.mutators.base import Mutator
-from bugsmith.mutators.engine import Enumeration, enumerate_mutants
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
+
+if TYPE_CHECKING:  # libcst takes a second to import: a warm run imports it only to parse edited files
+    from bugsmith.mutators.base import Mutator
+    from bugsmith.mutators.engine import Enumeration
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,6 +126,10 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
+    from bugsmith.harness.mutant_cache import cached_enumeration  # after the workers start: libcst
+    from bugsmith.mutators import registry
+    from bugsmith.mutators.engine import enumerate_mutants
+
     if mutators is None:
         enumeration = cached_enumeration(files, root=options.root, store=store,
                                          mutators=registry.select(options.families, options.operators))
@@ -252,7 +262,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     reviewed = equivalents.load(options.root / options.equivalents)
     keys: dict[str, str] = {}
     sites: dict[str, str] = {}
-    jobs: list[Job] = []
+    todo: dict[str, tuple[Mutant, tuple[str, ...]]] = {}  # to run, unless a stored verdict holds
     immediate: list[tuple[str, Outcome]] = []
     at_import = the_plan.code.at_import
     for mutant in the_plan.mutants:
@@ -261,8 +271,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         if at_import[mutant.file].needs_fresh_import(mutant.function, covered=bool(tests)):
             runnable = replace(mutant, function=None)  # only a fresh import runs it as the module would
             tests = covering_tests(runnable, baseline, by_id, statements[mutant.file])
-        scope_text = scopes[mutant.file].get(mutant.function or "") or module_scope(
-            the_plan.code.units[mutant.file], mutant.span.line)
+        scope_text = scope_of(the_plan.code.units[mutant.file], scopes[mutant.file], mutant.function,
+                              mutant.span.line, mutant.original, mutant.mutated)
         key = cache_key(mutant, scope_text, tests, digests, everything, options.verdict_options())
         keys[mutant.id] = key
         sites[mutant.id] = site_key(mutant, scope_text, everything, options.verdict_options())
@@ -272,12 +282,24 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
         elif not tests:
             immediate.append((key, Outcome(mutant_id=mutant.id, status=Status.NO_COVERAGE)))
         else:
-            jobs.append(mutant_job(runnable, options, the_plan.sources[mutant.file], tests, by_id, ranges[mutant.file]))
-    cached = store.cached(keys.values())
-    jobs = [job for job in jobs if keys[job.mutant_id] not in cached]
-    killed = still_killed(store, jobs, sites, digests)
+            todo[mutant.id] = (runnable, tests)
+    cached = store.cached(keys[i] for i in todo)
+    todo = {i: entry for i, entry in todo.items() if keys[i] not in cached}
+    covering = {i: tests for i, (_, tests) in todo.items()}
+    killed = still_killed(store, covering, sites, digests)
     immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
-    jobs = [job for job in jobs if job.mutant_id not in killed]
+    known = known_passes(store, {i: t for i, t in covering.items() if i not in killed}, sites, digests)
+    jobs: list[Job] = []
+    for mutant_id, (runnable, tests) in todo.items():
+        unknown = tuple(t for t in tests if t not in known.get(mutant_id, ()))
+        if mutant_id in killed:
+            continue
+        if not unknown:  # every covering test passed on it before and kept its digest
+            immediate.append((keys[mutant_id], Outcome(mutant_id=mutant_id, status=Status.SURVIVED,
+                                                       covered_by=tests)))
+        else:
+            jobs.append(mutant_job(runnable, options, the_plan.sources[runnable.file], unknown, by_id,
+                                   ranges[runnable.file]))
     speculated: list[tuple[Job, Verdict]] = []
     if the_plan.speculation is not None:
         speculated, jobs = the_plan.speculation.resolve(jobs, by_id)
@@ -301,10 +323,24 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
 
     order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
 
+    later: dict[str, Job] = {}  # the rest of a job cut to what a narrowed executor collected
+    cut: set[str] = set()  # mutants whose job has a later part
+    first_parts: dict[str, Outcome] = {}  # their first part's outcome, if it survived
+    passes: dict[str, frozenset[str]] = {}  # per mutant, the tests seen to pass on it
+
     def on_verdict(job: Job, verdict: Verdict) -> None:
         if the_plan.speculation is not None:  # a mutant that passed some tests during the baseline
             job, verdict = the_plan.speculation.whole(job, verdict)
         outcome = outcome_of(job, verdict)
+        passes[job.mutant_id] = record_passes(store, sites[job.mutant_id], verdict, digests,
+                                              passes.get(job.mutant_id) or known.get(job.mutant_id, frozenset()))
+        if job.mutant_id in cut and outcome.status is Status.SURVIVED and job.mutant_id not in first_parts:
+            first_parts[job.mutant_id] = outcome  # its other tests run once they are collected
+            return
+        if job.mutant_id in first_parts:
+            outcome = joined(first_parts[job.mutant_id], outcome)
+        if job.mutant_id in known:  # the tests that passed before count as run
+            outcome = replace(outcome, covered_by=todo[job.mutant_id][1])
         order.learn(job.mutant_id, outcome)
         store.put_outcome(keys[job.mutant_id], outcome)
         if outcome.status is Status.KILLED and outcome.killed_by and outcome.killed_by[0] in digests:
@@ -316,14 +352,19 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                               elapsed=time.monotonic() - phase_started, first=first))
 
     if jobs or speculated:
-        # Few mutants left to run (after an edit): workers collect only the tests they need.
-        executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
-        executor = executors.get()
-        control = [t for t in baseline.tests if executors.knows({t.id})]
-        executor.control(_control_tests(control), timeout=_control_limit(baseline, options))
-        for job, verdict in speculated:  # trusted now that the control run passed
-            on_verdict(job, verdict)
-        executor.run(jobs, on_verdict, order.prepare)
+        # Few mutants left to run (after an edit): workers collect only the tests they need; a
+        # narrowed executor already running (it ran the baseline of the changed tests) runs the
+        # tests it collected first, and the rest only where they did not kill.
+        needed = {test for job in jobs for test in job.tests}
+        if jobs and executors.collected is not None and not executors.knows(needed):
+            jobs, later = split_collected(jobs, executors.collected,
+                                          lambda job, tests: _retest(job, tests, by_id, options))
+            cut.update(job.mutant_id for job in jobs if job.mutant_id in later)
+        if jobs or speculated:
+            _run_jobs(executors, jobs, baseline, options, on_verdict, order, speculated)
+        rest = [job for mutant_id, job in later.items() if mutant_id in first_parts or mutant_id not in cut]
+        if rest:
+            _run_jobs(executors, rest, baseline, options, on_verdict, order)
     store.finish_run(run_id, time.monotonic() - started)
     return store.run_result(run_id)
 
@@ -365,6 +406,26 @@ class KillOrder:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)
         return replace(job, tests=tests, limits=limits)
+
+
+def _run_jobs(executors: Executors, jobs: list[Job], baseline: Baseline, options: RunOptions,
+              on_verdict: Callable[[Job, Verdict], None], order: KillOrder,
+              speculated: Sequence[tuple[Job, Verdict]] = ()) -> None:
+    """Run `jobs` after the control run; `speculated`, verdicts of a cold run's mutants run
+    during the baseline, are trusted only once that control run passed."""
+    executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
+    executor = executors.get()
+    control = [t for t in baseline.tests if executors.knows({t.id})]
+    executor.control(_control_tests(control), timeout=_control_limit(baseline, options))
+    for job, verdict in speculated:
+        on_verdict(job, verdict)
+    executor.run(jobs, on_verdict, order.prepare)
+
+
+def _retest(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], options: RunOptions) -> Job:
+    return replace(job, tests=tests, timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
+                   limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base))
+
 
 
 def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str]) -> dict[str, ImportCalls]:

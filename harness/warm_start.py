@@ -13,7 +13,7 @@ covering tests cannot save it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,14 +28,15 @@ from bugsmith.harness.incremental import (
     FileUnits,
     Reuse,
     config_hashes,
+    executed_units,
     file_units,
     global_digest,
     merge,
     plan_reuse,
 )
-from bugsmith.harness.job_plan import CACHE_VERSION
+from bugsmith.harness.job_plan import CACHE_VERSION, function_texts
 from bugsmith.harness.outcome import Outcome
-from bugsmith.harness.protocol import Job, WorkerSetup
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.store import Store
 
 STATE = ("incremental", "latest")  # the store's extra that holds the last run's baseline and code
@@ -154,9 +155,32 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
             if reuse.needs_run:
                 executors.narrow(reuse.test_paths(), len(reuse.rerun_tests) + 8 * len(reuse.rerun_files))
                 executors.get()
+            else:
+                # Nothing to run again, but a function whose text changed (a local renamed) has
+                # new mutants, which its tests run: start the workers that collect those tests
+                # now, while the mutants are generated.
+                touched = edited_text_tests(old, old_units, state["sources"], code.sources)
+                if touched:
+                    executors.fit(touched, len(touched), len(old.tests))
+                    executors.get()
             return Start(old=old, old_units=old_units, reuse=reuse)
     executors.get()
     return Start(old=None, old_units={}, reuse=None)
+
+
+def edited_text_tests(old: Baseline, old_units: Mapping[str, FileUnits], old_sources: Mapping[str, str],
+                      sources: Mapping[str, str]) -> set[str]:
+    """The tests that ran a function whose text changed while its meaning did not."""
+    edited: set[tuple[str, str]] = set()
+    for file, text in sources.items():
+        before = old_sources.get(file)
+        if before is None or before == text:
+            continue
+        old_texts, new_texts = function_texts(before), function_texts(text)
+        edited.update((file, name) for name, body in new_texts.items() if old_texts.get(name) != body)
+    if not edited:
+        return set()
+    return {test for test, pairs in executed_units(old.lines, old_units).items() if pairs & edited}
 
 
 def finish(start: Start, code: Code, store: Store, executors: Executors,
@@ -211,20 +235,75 @@ def stored_baseline(store: Store, fingerprint: str, code: Code) -> Baseline | No
 
 
 KILLS = "killed-by"  # the store's extras: per site_key, the test that killed the mutant, and its digest
+PASSED = "passed-by"  # per site_key, the tests that ran on the mutant and passed, with their digests
 
 
-def still_killed(store: Store, jobs: Sequence[Job], sites: Mapping[str, str],
-                  digests: Mapping[str, str]) -> dict[str, Outcome]:
-    """Mutants whose killing test still covers them with the same digest: killed again, without
-    a run (an edit that changed only their other covering tests cannot save them)."""
+def still_killed(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str],
+                 digests: Mapping[str, str]) -> dict[str, Outcome]:
+    """Mutants (id -> covering tests) whose killing test still covers them with the same digest:
+    killed again, without a run (an edit that changed only their other covering tests cannot
+    save them)."""
     found = {}
-    for job in jobs:
-        record = store.extras_at(KILLS, sites[job.mutant_id])
-        if record is None or record.get("test") not in job.tests:
+    for mutant_id, tests in todo.items():
+        record = store.extras_at(KILLS, sites[mutant_id])
+        if record is None or record.get("test") not in tests:
             continue
         if digests.get(record["test"]) == record.get("digest"):
             try:
-                found[job.mutant_id] = Outcome.from_dict(record["outcome"])
+                found[mutant_id] = Outcome.from_dict(record["outcome"])
             except (KeyError, TypeError, ValueError):
                 continue
     return found
+
+
+def known_passes(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str],
+                 digests: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per mutant, the covering tests that passed on it before and kept their digest: they pass
+    again, so a warm run runs only the others (a survivor whose one covering test changed runs
+    that test alone)."""
+    found: dict[str, frozenset[str]] = {}
+    for mutant_id, tests in todo.items():
+        record = store.extras_at(PASSED, sites[mutant_id])
+        if not record:
+            continue
+        known = frozenset(t for t in tests if t in digests and record.get(t) == digests[t])
+        if known:
+            found[mutant_id] = known
+    return found
+
+
+def record_passes(store: Store, site: str, verdict: Verdict, digests: Mapping[str, str],
+                  known: frozenset[str]) -> frozenset[str]:
+    """Keep the tests that passed on the mutant, with those `known` to pass, for `known_passes`;
+    return them all."""
+    passed = {r.id for r in verdict.results if r.outcome == "passed" and r.id in digests}
+    if passed - known:
+        store.put_extra(PASSED, site, {t: digests[t] for t in sorted(known | passed)})
+    return known | passed
+
+
+def split_collected(jobs: Sequence[Job], collected: frozenset[str],
+                    rebuild: Callable[[Job, tuple[str, ...]], Job]) -> tuple[list[Job], dict[str, Job]]:
+    """Jobs cut to the tests a narrowed executor collected, and the rest of each (by mutant id),
+    to run after it only if the first part did not kill the mutant: most mutants die in a test
+    that changed (those are collected), and the whole suite is collected only for the others."""
+    now: list[Job] = []
+    later: dict[str, Job] = {}
+    for job in jobs:
+        here = tuple(t for t in job.tests if t in collected)
+        rest = tuple(t for t in job.tests if t not in collected)
+        if not rest:
+            now.append(job)
+        elif not here:
+            later[job.mutant_id] = job
+        else:
+            now.append(rebuild(job, here))
+            later[job.mutant_id] = rebuild(job, rest)
+    return now, later
+
+
+def joined(first: Outcome, second: Outcome) -> Outcome:
+    """The outcome of a job run in two parts (`split_collected`): the second part's verdict,
+    with the tests and time of both."""
+    return replace(second, covered_by=(*first.covered_by, *second.covered_by),
+                   tests_run=first.tests_run + second.tests_run, duration=first.duration + second.duration)

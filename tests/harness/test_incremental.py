@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,11 @@ from toyproject import TOY_MUTATORS, by_source
 from bugsmith import harness
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
-from bugsmith.harness.incremental import carry_line, file_units, merge, plan_reuse
+from bugsmith.harness.incremental import carry_line, file_units, merge, plan_reuse, scope_of
 from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.protocol import Job, TestResult, Verdict
+from bugsmith.harness.store import Store
+from bugsmith.harness.warm_start import edited_text_tests, known_passes, record_passes, split_collected
 
 BEFORE = "X = 1\n\n\ndef f(a):\n    b = a + 1\n    return b\n\n\ndef g(a):\n    return a * 2\n"
 
@@ -132,3 +136,44 @@ def test_a_changed_test_file_or_conftest_retests_everything(project: Path) -> No
     (project / "tests" / "conftest.py").write_text("# a fixture could live here\n")
     third = _durations(run(project))
     assert third and not {i for i in third if second.get(i) == third[i]}
+
+
+def test_a_renamed_local_keeps_the_scope_of_mutants_that_do_not_name_it() -> None:
+    """After `b` is renamed in f, a mutant of `a + 1` keeps its scope (its verdict is reused);
+    a mutant that brings in a name its site did not have is keyed by f's text."""
+    renamed = BEFORE.replace("b = a + 1\n    return b", "c = a + 1\n    return c")
+    texts = {"f": "def f(a): ..."}
+    before = scope_of(file_units(BEFORE), texts, "f", 5, "a + 1", "a - 1")
+    after = scope_of(file_units(renamed), {"f": "def f(a): changed"}, "f", 5, "a + 1", "a - 1")
+    assert before == after
+    assert scope_of(file_units(BEFORE), texts, "f", 5, "a", "b") == texts["f"]
+    assert scope_of(file_units(BEFORE.replace("a + 1", "a + 2")), texts, "f", 5, "a + 1", "a - 1") != before
+
+
+def test_only_tests_not_known_to_pass_run_again(tmp_path: Path) -> None:
+    """A test that passed on a mutant and kept its digest is known to pass; one whose digest
+    changed is not (it runs again)."""
+    store = Store.open(tmp_path / "store.sqlite")
+    verdict = Verdict(mutant_id="m", results=(TestResult(id="t1", outcome="passed", when="call"),
+                                              TestResult(id="t2", outcome="passed", when="call")))
+    assert record_passes(store, "site", verdict, {"t1": "a", "t2": "b"}, frozenset()) == {"t1", "t2"}
+    known = known_passes(store, {"m": ("t1", "t2", "t3")}, {"m": "site"}, {"t1": "a", "t2": "changed", "t3": "c"})
+    assert known == {"m": frozenset({"t1"})}
+    store.close()
+
+
+def test_a_job_is_cut_to_the_collected_tests() -> None:
+    """Tests a narrowed executor collected run first; the rest wait (and run only if needed)."""
+    job = Job.unmutated("m", ("t1", "t2"), 1.0)
+    only = Job.unmutated("n", ("t3",), 1.0)
+    now, later = split_collected([job, only], frozenset({"t1"}), lambda j, tests: replace(j, tests=tests))
+    assert [j.tests for j in now] == [("t1",)]
+    assert {i: j.tests for i, j in later.items()} == {"m": ("t2",), "n": ("t3",)}
+
+
+def test_the_tests_of_a_function_whose_text_changed_are_found() -> None:
+    """A local renamed in f (same meaning): the tests that ran f, and only those."""
+    old = {"m.py": file_units(BEFORE)}
+    renamed = BEFORE.replace("b = a + 1\n    return b", "c = a + 1\n    return c")
+    assert edited_text_tests(_baseline(), old, {"m.py": BEFORE}, {"m.py": renamed}) == {"t.py::test_f"}
+    assert edited_text_tests(_baseline(), old, {"m.py": BEFORE}, {"m.py": BEFORE}) == set()
