@@ -144,10 +144,19 @@ def executor_factory(kind: str, scheduler: str | None = None) -> ExecutorFactory
     return lambda setup, options: open_executor(kind, setup, options, scheduler)
 
 
-def confirm_timeout(job: Job) -> Job:
-    """The same job with TIMEOUT_CONFIRMATION times the limit."""
+def confirm_timeout(job: Job, verdict: Verdict | None = None) -> Job:
+    """The same job with TIMEOUT_CONFIRMATION times the limit, the test that ran past its limit
+    moved to the end: a mutant that hangs one test and fails another is killed whichever of the
+    two its first order put first (plain pytest, given the time, reports the failure too)."""
+    tests, limits = job.tests, job.limits
+    stuck = None if verdict is None else verdict.running
+    if stuck in tests and len(limits) == len(tests):
+        position = tests.index(stuck)
+        tests = tests[:position] + tests[position + 1:] + (stuck,)
+        limits = limits[:position] + limits[position + 1:] + (limits[position],)
     return replace(
         job,
+        tests=tests,
         timeout=job.timeout * TIMEOUT_CONFIRMATION,
-        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in job.limits),
+        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in limits),
     )

@@ -359,7 +359,7 @@ class ForkPool:
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
         if verdict.timed_out and job.mutant_id not in self.confirmed:
             self.confirmed.add(job.mutant_id)
-            pending.append(confirm_timeout(job))
+            pending.append(confirm_timeout(job, verdict))
         else:
             on_verdict(job, verdict)
 

@@ -54,12 +54,16 @@ class SubprocessPool:
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None) -> None:
         prepared = [(prepare or (lambda job: job))(job) for job in jobs]
         with ThreadPoolExecutor(max_workers=self.size) as threads:
-            for job, verdict in zip(prepared, threads.map(self._confirmed, prepared)):
+            for job, verdict in threads.map(self._confirmed, prepared):
                 on_verdict(job, verdict)
 
-    def _confirmed(self, job: Job) -> Verdict:
+    def _confirmed(self, job: Job) -> tuple[Job, Verdict]:
+        """The job's verdict, or that of its confirmation (the job that gave it) after a timeout."""
         verdict = self._one(job)
-        return self._one(confirm_timeout(job)) if verdict.timed_out else verdict
+        if not verdict.timed_out:
+            return job, verdict
+        confirmation = confirm_timeout(job, verdict)
+        return confirmation, self._one(confirmation)
 
     def _one(self, job: Job) -> Verdict:
         request = encode(FreshRequest(setup=self.setup, job=job))

@@ -11,7 +11,7 @@ from toyproject import CALC
 
 from bugsmith.errors import BaselineError
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
-from bugsmith.harness.executor import TIMEOUT_CONFIRMATION
+from bugsmith.harness.executor import TIMEOUT_CONFIRMATION, confirm_timeout
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -161,3 +161,18 @@ def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_
     assert drained.lines == plain.lines
     assert spare.chunks == len(chunk_jobs([t.id for t in plain.tests], 2))
     assert sorted(spare.settled) == sorted(spare.given)
+
+
+def test_a_confirmation_runs_the_test_that_ran_past_its_limit_last() -> None:
+    """The first run stopped in `slow`; its confirmation runs the other tests first, so a test
+    that fails decides the verdict (killed) whichever order the first run took, and `slow`
+    gets its doubled limit at the end (a hang stays a timeout when nothing fails)."""
+    job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
+              tests=("fast", "slow", "other"), timeout=6.0, limits=(1.0, 2.0, 3.0))
+    confirmation = confirm_timeout(job, Verdict(mutant_id="m", timed_out=True, running="slow"))
+    assert confirmation.tests == ("fast", "other", "slow")
+    assert confirmation.limits == tuple(limit * TIMEOUT_CONFIRMATION for limit in (1.0, 3.0, 2.0))
+    assert confirmation.timeout == 6.0 * TIMEOUT_CONFIRMATION
+    # stopped outside any test (the import, the collection): the order stays
+    unplaced = confirm_timeout(job, Verdict(mutant_id="m", timed_out=True, running=None))
+    assert unplaced.tests == job.tests and unplaced.limits == (2.0, 4.0, 6.0)
