@@ -11,7 +11,9 @@ import pytest
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
 # Imported by both sides; they import nothing else of the harness but each other.
 SHARED = {"bugsmith.harness.protocol", "bugsmith.harness.tasks", "bugsmith.harness.interpreter",
-          "bugsmith.harness.tool_state", "bugsmith.harness.sandbox"}
+          "bugsmith.harness.tool_state", "bugsmith.harness.sandbox",
+          # the zygote's requests and answers, and the process marks a forked worker rewrites
+          "bugsmith.harness.zygote", "bugsmith.harness.leftovers"}
 
 
 def _imports(path: Path) -> set[str]:
