@@ -35,6 +35,9 @@ Prepare = Callable[[Job], Job]  # rewrites a job just before it starts (the adap
 # machine, and a mutant that only makes a test slower (plain pytest would pass it), must not be
 # called a hang, while a mutant that loops forever costs one more, longer wait.
 TIMEOUT_CONFIRMATION = 2.0
+# A mutant that hangs several tests is re-run at most this many times, each time with the test it
+# hung last, before it stands as a timeout.
+MAX_CONFIRMATIONS = 3
 
 
 class Executor(Protocol):
@@ -144,19 +147,29 @@ def executor_factory(kind: str, scheduler: str | None = None) -> ExecutorFactory
     return lambda setup, options: open_executor(kind, setup, options, scheduler)
 
 
-def confirm_timeout(job: Job, verdict: Verdict | None = None) -> Job:
-    """The same job with TIMEOUT_CONFIRMATION times the limit, the test that ran past its limit
-    moved to the end: a mutant that hangs one test and fails another is killed whichever of the
-    two its first order put first (plain pytest, given the time, reports the failure too)."""
+def confirm_timeout(job: Job, verdict: Verdict | None = None, *, again: bool = False) -> Job:
+    """The same job with TIMEOUT_CONFIRMATION times the limit (once: not `again`), the test that
+    ran past its limit moved to the end: a mutant that hangs one test and fails another is
+    killed whichever of the two its first order put first (plain pytest, given the time,
+    reports the failure too)."""
     tests, limits = job.tests, job.limits
     stuck = None if verdict is None else verdict.running
     if stuck in tests and len(limits) == len(tests):
         position = tests.index(stuck)
         tests = tests[:position] + tests[position + 1:] + (stuck,)
         limits = limits[:position] + limits[position + 1:] + (limits[position],)
-    return replace(
-        job,
-        tests=tests,
-        timeout=job.timeout * TIMEOUT_CONFIRMATION,
-        limits=tuple(limit * TIMEOUT_CONFIRMATION for limit in limits),
-    )
+    factor = 1.0 if again else TIMEOUT_CONFIRMATION
+    return replace(job, tests=tests, timeout=job.timeout * factor,
+                   limits=tuple(limit * factor for limit in limits))
+
+
+def next_confirmation(job: Job, verdict: Verdict, done: int) -> Job | None:
+    """The run that confirms `verdict`, a timeout of `job` after `done` confirmations, or None
+    when it stands: after the first, a timeout is re-run only while it stopped in a test not yet
+    moved to the end (the last `done` tests), up to MAX_CONFIRMATIONS; so a timeout means every
+    test that was not seen to hang passed."""
+    if not verdict.timed_out or done >= MAX_CONFIRMATIONS:
+        return None
+    if done and (verdict.running not in job.tests or job.tests.index(verdict.running) >= len(job.tests) - done):
+        return None
+    return confirm_timeout(job, verdict, again=done > 0)

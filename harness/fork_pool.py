@@ -27,7 +27,7 @@ from typing import IO, Any
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import leftovers, zygote
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
-from bugsmith.harness.executor import OnVerdict, Prepare, Spare, confirm_timeout
+from bugsmith.harness.executor import OnVerdict, Prepare, Spare, next_confirmation
 from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
@@ -221,7 +221,7 @@ class ForkPool:
         self.workers: list[_Worker] = []
         self.tests: list[tuple[str, str]] = []  # (id, file) in collection order
         self.attempts: dict[str, int] = {}
-        self.confirmed: set[str] = set()
+        self.confirmed: dict[str, int] = {}  # timeouts re-run, by mutant
         self._started = 0
         self._ready = False
         self._mark = leftovers.new_mark()
@@ -357,9 +357,10 @@ class ForkPool:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
-        if verdict.timed_out and job.mutant_id not in self.confirmed:
-            self.confirmed.add(job.mutant_id)
-            pending.append(confirm_timeout(job, verdict))
+        confirmation = next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0))
+        if confirmation is not None:
+            self.confirmed[job.mutant_id] = self.confirmed.get(job.mutant_id, 0) + 1
+            pending.append(confirmation)
         else:
             on_verdict(job, verdict)
 

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from bugsmith.errors import HarnessError
 from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, run_baseline
-from bugsmith.harness.executor import OnVerdict, Prepare, confirm_timeout
+from bugsmith.harness.executor import OnVerdict, Prepare, next_confirmation
 from bugsmith.harness.interpreter import FreshRequest, helper_launch, verdict_of_output, worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
 from bugsmith.harness.sandbox import Sandbox
@@ -59,11 +59,10 @@ class SubprocessPool:
 
     def _confirmed(self, job: Job) -> tuple[Job, Verdict]:
         """The job's verdict, or that of its confirmation (the job that gave it) after a timeout."""
-        verdict = self._one(job)
-        if not verdict.timed_out:
-            return job, verdict
-        confirmation = confirm_timeout(job, verdict)
-        return confirmation, self._one(confirmation)
+        verdict, done = self._one(job), 0
+        while (confirmation := next_confirmation(job, verdict, done)) is not None:
+            job, verdict, done = confirmation, self._one(confirmation), done + 1
+        return job, verdict
 
     def _one(self, job: Job) -> Verdict:
         request = encode(FreshRequest(setup=self.setup, job=job))

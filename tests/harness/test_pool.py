@@ -11,7 +11,7 @@ from toyproject import CALC
 
 from bugsmith.errors import BaselineError
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
-from bugsmith.harness.executor import TIMEOUT_CONFIRMATION, confirm_timeout
+from bugsmith.harness.executor import MAX_CONFIRMATIONS, TIMEOUT_CONFIRMATION, confirm_timeout, next_confirmation
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -176,3 +176,24 @@ def test_a_confirmation_runs_the_test_that_ran_past_its_limit_last() -> None:
     # stopped outside any test (the import, the collection): the order stays
     unplaced = confirm_timeout(job, Verdict(mutant_id="m", timed_out=True, running=None))
     assert unplaced.tests == job.tests and unplaced.limits == (2.0, 4.0, 6.0)
+
+
+def test_a_mutant_that_hangs_several_tests_is_confirmed_until_every_other_test_ran() -> None:
+    """Each confirmation moves the test it hung in to the end, at the limit doubled once; it
+    stands as a timeout when it hangs in a test already moved (every other test passed), or
+    after MAX_CONFIRMATIONS re-runs."""
+    job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
+              tests=("a", "b", "c", "d"), timeout=4.0, limits=(1.0, 1.0, 1.0, 1.0))
+
+    def hung(at: Job, test: str) -> Verdict:
+        return Verdict(mutant_id="m", timed_out=True, running=test)
+
+    first = next_confirmation(job, hung(job, "a"), 0)
+    assert first is not None and first.tests == ("b", "c", "d", "a") and first.limits == (2.0,) * 4
+    second = next_confirmation(first, hung(first, "c"), 1)
+    assert second is not None and second.tests == ("b", "d", "a", "c") and second.limits == (2.0,) * 4
+    assert next_confirmation(second, hung(second, "a"), 2) is None  # b and d passed: it stands
+    third = next_confirmation(second, hung(second, "d"), 2)
+    assert third is not None and third.tests == ("b", "a", "c", "d")
+    assert next_confirmation(third, hung(third, "b"), MAX_CONFIRMATIONS) is None
+    assert next_confirmation(job, Verdict(mutant_id="m", results=()), 0) is None  # not a timeout
