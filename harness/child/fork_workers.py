@@ -92,14 +92,7 @@ class Zygote:
         socket.send_fds(self.control, [encode(answer)], list(fds))
 
     def _reap(self) -> None:
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            self.workers.discard(pid)
+        self.workers.difference_update(reaper.reap())
 
     def _end(self) -> None:
         """Collect the workers the pool has stopped, so that their CPU time counts in this

@@ -98,18 +98,20 @@ def kill_descendants(spare: frozenset[int] = frozenset()) -> int:
                 killed.add(pid)
             except ProcessLookupError:
                 pass
-        _reap()
+        reap()
         time.sleep(0.001)
-    _reap()
+    reap()
     return len(killed)
 
 
-def _reap() -> None:
-    """Collect every child that has ended (adopted orphans included), without waiting."""
+def reap() -> list[int]:
+    """Collect every child that has ended (adopted orphans included), without waiting: their pids."""
+    reaped: list[int] = []
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return reaped
         if pid == 0:
-            return
+            return reaped
+        reaped.append(pid)

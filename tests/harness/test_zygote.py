@@ -58,11 +58,16 @@ def _parent(pid: int) -> int:
 
 
 def _mark_of(pid: int) -> str:
-    with open(f"/proc/{pid}/environ", "rb") as environ:
-        for variable in environ.read().split(b"\0"):
-            name, _, value = variable.decode().partition("=")
-            if name == leftovers.VARIABLE:
-                return value
+    """The process's mark, or "" (none, or it ended since it was listed: a job's forked child)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            variables = environ.read().split(b"\0")
+    except OSError:
+        return ""
+    for variable in variables:
+        name, _, value = variable.decode().partition("=")
+        if name == leftovers.VARIABLE:
+            return value
     return ""
 
 
