@@ -29,6 +29,14 @@ def into_copy(path: str, origin: str, copy: str) -> str:
     return path
 
 
+def _entry_in_copy(entry: str, origin: str, copy: str) -> str:
+    """A `sys.path` entry moved into the copy, unless the copy leaves it out: a virtual
+    environment inside the project (`python -m venv .venv`) is not copied, and its
+    site-packages must stay where they are."""
+    moved = into_copy(entry, origin, copy)
+    return moved if moved == entry or os.path.exists(moved) else entry
+
+
 class CopyFinder(importlib.abc.MetaPathFinder):
     """Finds what the next finders find, but a module of the project is loaded from the copy."""
 
@@ -65,5 +73,5 @@ class CopyFinder(importlib.abc.MetaPathFinder):
 
 def serve_from_copy(origin: str, copy: str) -> None:
     """Point this interpreter's imports of the project at the copy."""
-    sys.path[:] = [into_copy(entry, origin, copy) for entry in sys.path]
+    sys.path[:] = [_entry_in_copy(entry, origin, copy) for entry in sys.path]
     sys.meta_path.insert(0, CopyFinder(origin, copy))

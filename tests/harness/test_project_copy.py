@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,22 @@ def test_paths_cross_into_the_copy_and_back() -> None:
     verdict = Verdict(mutant_id="m", results=(TestResult(id="t", outcome="failed", when="call",
                                                         message="no /p/.bugsmith/tree/data.csv"),))
     assert moves.verdict_home(verdict).results[0].message == "no /p/data.csv"
+
+
+def test_a_virtual_environment_inside_the_project_stays_where_it_is(tmp_path: Path) -> None:
+    """`python -m venv .venv` in the project is common: the copy leaves the venv out, so its
+    site-packages must not be moved into the copy (the suite's dependencies would vanish),
+    while the project's own folders are served from the copy."""
+    origin, copy = tmp_path / "project", tmp_path / "project" / ".bugsmith" / "tree"
+    site = origin / ".venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "venvonly.py").write_text("VALUE = 1\n")
+    (origin / "src").mkdir()
+    (copy / "src").mkdir(parents=True)
+    code = (f"import sys; sys.path[:0] = [{str(site)!r}, {str(origin / 'src')!r}]\n"
+            "from bugsmith.harness.child.copy_imports import serve_from_copy\n"
+            f"serve_from_copy({str(origin)!r}, {str(copy)!r})\n"
+            "import venvonly\nprint(sys.path[0]); print(sys.path[1])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(site), str(copy / "src")]
