@@ -291,9 +291,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     known = known_passes(store, {i: t for i, t in covering.items() if i not in killed}, sites, digests)
     jobs: list[Job] = []
     for mutant_id, (runnable, tests) in todo.items():
-        unknown = tuple(t for t in tests if t not in known.get(mutant_id, ()))
         if mutant_id in killed:
             continue
+        unknown = tuple(t for t in tests if t not in known.get(mutant_id, ()))
         if not unknown:  # every covering test passed on it before and kept its digest
             immediate.append((keys[mutant_id], Outcome(mutant_id=mutant_id, status=Status.SURVIVED,
                                                        covered_by=tests)))

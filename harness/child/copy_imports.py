@@ -29,12 +29,12 @@ def into_copy(path: str, origin: str, copy: str) -> str:
     return path
 
 
-def _entry_in_copy(entry: str, origin: str, copy: str) -> str:
-    """A `sys.path` entry moved into the copy, unless the copy leaves it out: a virtual
-    environment inside the project (`python -m venv .venv`) is not copied, and its
-    site-packages must stay where they are."""
-    moved = into_copy(entry, origin, copy)
-    return moved if moved == entry or os.path.exists(moved) else entry
+def _in_copy_if_there(path: str, origin: str, copy: str) -> str:
+    """`path` moved into the copy where the copy has it; else as it is: the copy leaves out
+    what is not the project's code, e.g. a virtual environment inside the project
+    (`python -m venv .venv`), whose site-packages must stay where they are."""
+    moved = into_copy(path, origin, copy)
+    return moved if moved == path or os.path.exists(moved) else path
 
 
 class CopyFinder(importlib.abc.MetaPathFinder):
@@ -50,8 +50,8 @@ class CopyFinder(importlib.abc.MetaPathFinder):
         spec = self._next(fullname, path, target)
         if spec is None or not spec.has_location or not spec.origin:
             return spec
-        moved = into_copy(spec.origin, self.origin, self.copy)
-        if moved == spec.origin or not os.path.exists(moved):
+        moved = _in_copy_if_there(spec.origin, self.origin, self.copy)
+        if moved == spec.origin:
             return spec
         locations = spec.submodule_search_locations
         return importlib.util.spec_from_file_location(
@@ -73,5 +73,5 @@ class CopyFinder(importlib.abc.MetaPathFinder):
 
 def serve_from_copy(origin: str, copy: str) -> None:
     """Point this interpreter's imports of the project at the copy."""
-    sys.path[:] = [_entry_in_copy(entry, origin, copy) for entry in sys.path]
+    sys.path[:] = [_in_copy_if_there(entry, origin, copy) for entry in sys.path]
     sys.meta_path.insert(0, CopyFinder(origin, copy))
