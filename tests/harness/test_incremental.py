@@ -10,10 +10,11 @@ import pytest
 from toyproject import TOY_MUTATORS, by_source
 
 from bugsmith import harness
+from bugsmith.harness import runner
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
 from bugsmith.harness.incremental import carry_line, file_units, merge, plan_reuse, scope_of
-from bugsmith.harness.outcome import TestInfo
+from bugsmith.harness.outcome import Status, TestInfo
 from bugsmith.harness.protocol import Job, TestResult, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.harness.warm_start import edited_text_tests, known_passes, record_passes, split_collected
@@ -89,10 +90,33 @@ def run(root: Path):
     return harness.run(resolve(root), mutators=TOY_MUTATORS)
 
 
-def _durations(result) -> dict[str, float]:
-    """Run time of each mutant that ran (a verdict without a run, like "no coverage", has none):
-    a reused verdict keeps the time of the run that computed it."""
-    return {o.mutant_id: o.duration for o in result.outcomes if o.duration > 0}
+@pytest.fixture
+def tested(monkeypatch: pytest.MonkeyPatch):
+    """A `run` that also returns the mutants whose verdict the run computed from tests it ran
+    (during the baseline or after it): every such verdict, and only such a verdict, passes
+    through `outcome_of`; a reused one (by its stored key, a kill by a test that kept its
+    digest, tests known to pass) does not. Timings cannot tell the two apart: two runs of a
+    fast mutant may well take the same rounded time."""
+    ran: set[str] = set()
+    real = runner.outcome_of
+
+    def recording(job, verdict):
+        outcome = real(job, verdict)
+        ran.add(outcome.mutant_id)
+        return outcome
+
+    monkeypatch.setattr(runner, "outcome_of", recording)
+
+    def run_tested(root: Path):
+        ran.clear()
+        return run(root), set(ran)
+
+    return run_tested
+
+
+def _tested_ones(result) -> set[str]:
+    """The mutants a run needs tests for (no "no coverage", no reviewed equivalent)."""
+    return {o.mutant_id for o in result.outcomes if o.status not in (Status.NO_COVERAGE, Status.EQUIVALENT)}
 
 
 def _functions(result, ids) -> set[str | None]:
@@ -101,41 +125,40 @@ def _functions(result, ids) -> set[str | None]:
 
 
 @pytest.mark.slow
-def test_an_edit_in_one_function_retests_only_what_runs_it(project: Path, tmp_path: Path) -> None:
+def test_an_edit_in_one_function_retests_only_what_runs_it(project: Path, tmp_path: Path,
+                                                           tested) -> None:
     """A constant changed in `total`: its mutants run again (and the module-level one, which
     every test covers, test_total too, unless a test that did not change kills it); every other
     verdict is reused, and the verdicts equal a cold run's on the edited code. A local renamed in `spin` re-runs only
     spin's own mutants: no test's dependencies changed meaning."""
-    first = run(project)
+    first, ran = tested(project)
+    assert ran == _tested_ones(first)  # a cold run runs every covered mutant
     calc = project / "calcpkg" / "calc.py"
     calc.write_text(calc.read_text().replace("    s = 0\n", "    s = 0 + 0\n"))
-    second = run(project)
-    before, after = _durations(first), _durations(second)
-    rerun = {i for i in after if before.get(i) != after[i]}
-    assert rerun and {"total"} <= _functions(second, rerun) <= {"total", None}
+    second, ran = tested(project)
+    assert ran and {"total"} <= _functions(second, ran) <= {"total", None}
     cold = tmp_path / "cold"
     shutil.copytree(project, cold, ignore=shutil.ignore_patterns(".bugsmith"))
     assert by_source(second) == by_source(run(cold))
     calc.write_text(calc.read_text().replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n",
                                              "    j = 0\n    while j < n:\n        j += 1\n    return j\n"))
-    third = run(project)
-    reused = {i for i, d in _durations(third).items() if after.get(i) == d}
-    assert _functions(third, set(_durations(third)) - reused) <= {"spin"}
-    assert len(reused) >= len(after) - 4  # spin's sites that name the variable are new mutants
+    third, ran = tested(project)
+    assert _functions(third, ran) <= {"spin"}
+    assert len(ran) <= 4  # spin's sites that name the variable are new mutants
 
 
 @pytest.mark.slow
-def test_a_changed_test_file_or_conftest_retests_everything(project: Path) -> None:
+def test_a_changed_test_file_or_conftest_retests_everything(project: Path, tested) -> None:
     """The tests' own file changed: no verdict its tests gave is reused (not even a kill). A
     new conftest.py may change every test: no verdict is reused."""
-    first = _durations(run(project))
+    tested(project)
     tests = project / "tests" / "test_calc.py"
     tests.write_text(tests.read_text() + "# an edit\n")
-    second = _durations(run(project))
-    assert second and not {i for i in second if first.get(i) == second[i]}
+    second, ran = tested(project)
+    assert ran and ran == _tested_ones(second)
     (project / "tests" / "conftest.py").write_text("# a fixture could live here\n")
-    third = _durations(run(project))
-    assert third and not {i for i in third if second.get(i) == third[i]}
+    third, ran = tested(project)
+    assert ran and ran == _tested_ones(third)
 
 
 def test_a_renamed_local_keeps_the_scope_of_mutants_that_do_not_name_it() -> None:
