@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from bugsmith.harness.baseline import Baseline
 
 OnVerdict = Callable[[Job, Verdict], None]
-Prepare = Callable[[Job], Job]  # rewrites a job just before it starts (the adaptive test order)
+# Rewrites a job just before it first starts (the adaptive test order); a confirmation or a
+# retry of it is not prepared again: it keeps the order its timeout or death is known in.
+Prepare = Callable[[Job], Job]
 
 # Every timeout is confirmed once with this many times the limit: a process starved on a loaded
 # machine, and a mutant that only makes a test slower (plain pytest would pass it), must not be

@@ -337,13 +337,23 @@ class ForkPool:
 
     def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare,
               depth: int, more: More) -> None:
+        # A mutant's job is prepared once, when it is first sent. A confirmation (harness.executor
+        # next_confirmation) and a retry come back already in the order they must keep:
+        # preparing a confirmation again put the test that hung first again, at the first limit,
+        # so its verdict depended on what the adaptive order had learned from other mutants by
+        # then (the subprocess pool prepares each job once, up front).
+        prepared: set[str] = set()
         while pending or any(worker.jobs for worker in self.workers):
             for worker in self.workers:
                 while len(worker.jobs) < depth:
                     if not pending and (extra := more(tuple(worker.jobs))) is not None:
                         pending.append(extra)
-                    if not pending or not worker.offer(prepare(pending[0])):
+                    if not pending:
                         break
+                    job = pending[0] if pending[0].mutant_id in prepared else prepare(pending[0])
+                    if not worker.offer(job):
+                        break
+                    prepared.add(job.mutant_id)
                     pending.popleft()
             for key, _ in selector.select(timeout=5.0):
                 ready: _Worker = key.data

@@ -35,12 +35,12 @@ def _spin_job(root: Path, body: str) -> Job:
 
 
 def _run(pool: ForkPool, job: Job) -> tuple[Verdict, list[Job]]:
-    """`job`'s final verdict, and every job the pool sent for it (a confirmation is a second)."""
-    verdicts: list[Verdict] = []
-    sent: list[Job] = []
-    pool.run([job], lambda _, verdict: verdicts.append(verdict), prepare=lambda job: sent.append(job) or job)
-    assert len(verdicts) == 1
-    return verdicts[0], sent
+    """`job`'s final verdict, and the jobs the pool ran for it: `job`, then its confirmations
+    (the verdict is the last one's)."""
+    verdicts: list[tuple[Job, Verdict]] = []
+    pool.run([job], lambda ran, verdict: verdicts.append((ran, verdict)))
+    [(last, verdict)] = verdicts
+    return verdict, [job] + [last] * pool.confirmed.get(job.mutant_id, 0)
 
 
 @pytest.mark.slow
@@ -70,6 +70,36 @@ def test_a_mutant_that_only_slows_a_test_down_is_not_a_timeout(project: Path, tm
         verdict, sent = _run(pool, job)
     assert [job.limits for job in sent] == [(1.0,), (1.0 * TIMEOUT_CONFIRMATION,)]
     assert not verdict.timed_out and [r.outcome for r in verdict.results] == ["passed"]
+
+
+@pytest.mark.slow
+def test_a_confirmation_keeps_the_order_it_was_given_whatever_prepare_says(project: Path, tmp_path: Path) -> None:
+    """A mutant that hangs test_spin and fails test_spin_zero, under a `prepare` (the adaptive
+    order) that puts test_spin first: the confirmation runs test_spin last, so test_spin_zero
+    kills it. Prepared again, a confirmation went back to the order that hung, and the verdict
+    (a timeout after MAX_CONFIRMATIONS, or a kill once the order had learned otherwise) hung on
+    what the other mutants had shown by then."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_spin_zero():\n    assert spin(0) == 0\n")
+    zero = "tests/test_calc.py::test_spin_zero"
+    hangs_or_fails = CALC.replace("        i += 1\n    return i\n", "        pass\n    return i + 1\n")
+    assert hangs_or_fails != CALC
+    job = Job(mutant_id="hang-or-fail", module="calcpkg.calc", path=str(project / "calcpkg" / "calc.py"),
+              function="spin", source=hangs_or_fails, tests=(zero, SPIN_TEST), timeout=2 * LIMIT,
+              limits=(LIMIT, LIMIT))
+    sent: list[Job] = []
+
+    def spin_first(job: Job) -> Job:
+        sent.append(job)
+        return replace(job, tests=(SPIN_TEST, zero), limits=(LIMIT, LIMIT))
+
+    verdicts: list[Verdict] = []
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        pool.run([job], lambda _, verdict: verdicts.append(verdict), prepare=spin_first)
+    [verdict] = verdicts
+    assert not verdict.timed_out
+    assert [(r.id, r.outcome) for r in verdict.results] == [(zero, "failed")]
+    assert len(sent) == 1  # the confirmation was not prepared again
 
 
 @pytest.mark.slow
