@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import libcst as cst
 from clock import cpu_seconds
 from recheck import Sample
 
@@ -203,20 +204,56 @@ def _statuses_by_key(mutants: Path) -> dict[str, str]:
 
 
 def _applied(folder: Path, modules: tuple[str, ...], key: str, status: str) -> Sample:
-    before = {module: (folder / module).read_text(encoding="utf-8") for module in modules}
-    executable = mutmut_executable()
-    try:
-        subprocess.run([str(executable), "apply", key], cwd=folder, env=bench_env(),
-                       capture_output=True, check=True)
-        after = {module: (folder / module).read_text(encoding="utf-8") for module in modules}
-    finally:
-        for module, text in before.items():
-            (folder / module).write_text(text, encoding="utf-8")
-    file = next((m for m in modules if after[m] != before[m]), modules[0])
-    diff = "".join(difflib.unified_diff(before[file].splitlines(keepends=True),
-                                        after[file].splitlines(keepends=True),
+    """The mutant `key` as a diff of its source file. Not `mutmut apply`: mutmut 3.8.1 puts the
+    mutant in place of the first function or method of that name in the file, whatever its
+    class (`SpecifierSet.filter`'s mutant replaced `BaseSpecifier.filter` in packaging), so a
+    re-check of a method whose name repeats ran another mutant than the one mutmut judged."""
+    file = _module_of(folder, modules, key)
+    before = (folder / file).read_text(encoding="utf-8")
+    after = apply_mutant(before, (folder / "mutants" / file).read_text(encoding="utf-8"), key)
+    diff = "".join(difflib.unified_diff(before.splitlines(keepends=True),
+                                        after.splitlines(keepends=True),
                                         fromfile=f"a/{file}", tofile=f"b/{file}"))
-    pairs = zip(before[file].splitlines(), after[file].splitlines(), strict=False)
+    pairs = zip(before.splitlines(), after.splitlines(), strict=False)
     line = next((number for number, (old, new) in enumerate(pairs, 1) if old != new), 0)
     return Sample(mutant_id=key, file=file, line=line, operator="", diff=diff, status=status,
                   detail="", killed_by=())
+
+
+def _module_of(folder: Path, modules: tuple[str, ...], key: str) -> str:
+    """The module file whose .meta lists `key` (mutmut writes one .meta per source file)."""
+    for module in modules:
+        meta = folder / "mutants" / f"{module}.meta"
+        if meta.exists() and key in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]:
+            return module
+    raise LookupError(f"no .meta under {folder / 'mutants'} lists mutant {key}")
+
+
+def apply_mutant(original: str, mutated_module: str, key: str) -> str:
+    """`original` with the function that mutant `key` mutates replaced by the mutant's body, read
+    from `mutated_module` (mutmut's copy under mutants/, which holds every mutant as a function
+    `x_function__mutmut_N` at the top level or a method `xǁClassǁmethod__mutmut_N` of its class).
+    The place is found by class and name, so a method whose name repeats in the file is the
+    right one."""
+    generated = key.rpartition(".")[2]
+    mangled = generated.partition("__mutmut_")[0]
+    if mangled.startswith("xǁ"):  # xǁClassǁmethod
+        class_name, _, name = mangled[2:].partition("ǁ")
+    else:
+        class_name, name = None, mangled.removeprefix("x_")
+
+    def find(module: cst.Module, function: str) -> cst.FunctionDef:
+        body = module.body
+        if class_name is not None:
+            owner = next((node for node in body
+                          if isinstance(node, cst.ClassDef) and node.name.value == class_name), None)
+            body = owner.body.body if owner and isinstance(owner.body, cst.IndentedBlock) else ()
+        found = next((node for node in body
+                      if isinstance(node, cst.FunctionDef) and node.name.value == function), None)
+        if found is None:
+            raise LookupError(f"no {function} in {class_name or 'the module'} for mutant {key}")
+        return found
+
+    module = cst.parse_module(original)
+    mutant = find(cst.parse_module(mutated_module), generated)
+    return module.deep_replace(find(module, name), mutant.with_changes(name=cst.Name(name))).code

@@ -23,6 +23,7 @@ import coverage
 import pytest
 from coverage.exceptions import CoverageWarning
 
+from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, enter_project, protocol_streams
 from bugsmith.harness.interpreter import SuiteCoverage
@@ -165,7 +166,8 @@ def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
     try:
         code = pytest.main(
             [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
-            plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.project)],
+            plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.project),
+                     HypothesisSeesTheProject(setup.project, setup.root)],
         )
     finally:
         with _silenced():

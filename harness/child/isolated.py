@@ -17,6 +17,7 @@ import pytest
 
 from bugsmith.harness.child import reaper
 from bugsmith.harness.child.activation import install_finder
+from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, enter_project, limit_memory, protocol_streams
 from bugsmith.harness.interpreter import FreshRequest
@@ -77,7 +78,8 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
-    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project)])
+    pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project),
+                                   HypothesisSeesTheProject(setup.project, setup.root)])
     import_error = next((finder.error for finder in finders if finder.error is not None), None)
     broken = recorder.broken_collection(import_error, setup.root)
     if broken is not None:  # as under plain pytest, the run fails: a kill, with the error quoted

@@ -34,6 +34,7 @@ import pytest
 from bugsmith.harness.child import coverage_run, huge_pages, reaper, reexec
 from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
 from bugsmith.harness.child.fork_workers import Zygote
+from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
@@ -328,7 +329,8 @@ def main() -> int:
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None)
-    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project)])
+    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project),
+                                               HypothesisSeesTheProject(setup.project, setup.root)])
     return 0
 
 
