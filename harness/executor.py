@@ -40,6 +40,9 @@ TIMEOUT_CONFIRMATION = 2.0
 # A mutant that hangs several tests is re-run at most this many times, each time with the test it
 # hung last, before it stands as a timeout.
 MAX_CONFIRMATIONS = 3
+# A process that ran out of time and used at least this share of it on the CPU was busy (a loop),
+# not starved: its confirmation may keep the other tests' own limits (confirm_timeout).
+HAD_THE_CPU = 0.8
 
 
 class Executor(Protocol):
@@ -76,7 +79,8 @@ class Spare(Protocol):
         ...
 
     def settle(self, job: Job, verdict: Verdict) -> None:
-        """The verdict of a job `next_job` gave."""
+        """The verdict of a job `next_job` gave; a timeout is not confirmed (the pool runs the job
+        once): it proves no hang, and the mutant must run again, confirmed, to get a verdict."""
         ...
 
 
@@ -149,29 +153,47 @@ def executor_factory(kind: str, scheduler: str | None = None) -> ExecutorFactory
     return lambda setup, options: open_executor(kind, setup, options, scheduler)
 
 
-def confirm_timeout(job: Job, verdict: Verdict | None = None, *, again: bool = False) -> Job:
-    """The same job with TIMEOUT_CONFIRMATION times the limit (once: not `again`), the test that
-    ran past its limit moved to the end: a mutant that hangs one test and fails another is
-    killed whichever of the two its first order put first (plain pytest, given the time,
-    reports the failure too)."""
+def had_the_cpu(verdict: Verdict) -> bool:
+    """Whether the process that ran out of time ran for (nearly) all of it: a busy loop, not a
+    process starved on a loaded machine or one that sleeps. Unknown counts as starved."""
+    return verdict.cpu is not None and verdict.cpu >= HAD_THE_CPU * verdict.elapsed
+
+
+def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, first: Job | None = None) -> Job:
+    """The job that confirms `verdict`, a timeout of `job` after `done` confirmations of `first`
+    (the job as it first ran): the test that ran past its limit moved to the end at
+    TIMEOUT_CONFIRMATION times its own limit, so that a mutant that hangs one test and fails
+    another is killed whichever of the two its first order put first (plain pytest, given the
+    time, reports the failure too).
+
+    When the process had the CPU (`had_the_cpu`), the tests not yet seen to hang keep their own
+    limits: one that hangs too costs what the first run gave it, and is moved to the end, at the
+    longer limit, by the next confirmation. After a starved run, and in the last confirmation
+    (MAX_CONFIRMATIONS), every test gets the longer limit: a timeout stands only on a test that
+    ran past it, so a starved process or a test the mutant only slows down is never a hang."""
+    first = first or job
+    own = dict(zip(first.tests, first.limits, strict=True)) if len(first.limits) == len(first.tests) else {}
     tests, limits = job.tests, job.limits
     stuck = None if verdict is None else verdict.running
-    if stuck in tests and len(limits) == len(tests):
+    if stuck in tests and len(limits) == len(tests) and set(tests) <= own.keys():
         position = tests.index(stuck)
         tests = tests[:position] + tests[position + 1:] + (stuck,)
-        limits = limits[:position] + limits[position + 1:] + (limits[position],)
-    factor = 1.0 if again else TIMEOUT_CONFIRMATION
-    return replace(job, tests=tests, timeout=job.timeout * factor,
-                   limits=tuple(limit * factor for limit in limits))
+        moved = set(tests[len(tests) - done - 1:])  # this one and those earlier confirmations moved
+        every = done + 1 >= MAX_CONFIRMATIONS or verdict is None or not had_the_cpu(verdict)
+        limits = tuple(own[test] * (TIMEOUT_CONFIRMATION if every or test in moved else 1.0) for test in tests)
+    elif not done:  # stopped outside any test (the import, the collection): everything, once
+        limits = tuple(limit * TIMEOUT_CONFIRMATION for limit in limits)
+    return replace(job, tests=tests, limits=limits, timeout=first.timeout * TIMEOUT_CONFIRMATION)
 
 
-def next_confirmation(job: Job, verdict: Verdict, done: int) -> Job | None:
-    """The run that confirms `verdict`, a timeout of `job` after `done` confirmations, or None
-    when it stands: after the first, a timeout is re-run only while it stopped in a test not yet
-    moved to the end (the last `done` tests), up to MAX_CONFIRMATIONS; so a timeout means every
-    test that was not seen to hang passed."""
+def next_confirmation(job: Job, verdict: Verdict, done: int, first: Job | None = None) -> Job | None:
+    """The run that confirms `verdict`, a timeout of `job` after `done` confirmations of `first`
+    (the job as it first ran; `job` itself when `done` is 0), or None when it stands: after the
+    first, a timeout is re-run only while it stopped in a test not yet moved to the end (the
+    last `done` tests), up to MAX_CONFIRMATIONS; so a timeout means every test that was not seen
+    to hang passed, and the test it stands on ran past the longer limit."""
     if not verdict.timed_out or done >= MAX_CONFIRMATIONS:
         return None
     if done and (verdict.running not in job.tests or job.tests.index(verdict.running) >= len(job.tests) - done):
         return None
-    return confirm_timeout(job, verdict, again=done > 0)
+    return confirm_timeout(job, verdict, done=done, first=first)

@@ -222,6 +222,10 @@ class ForkPool:
         self.tests: list[tuple[str, str]] = []  # (id, file) in collection order
         self.attempts: dict[str, int] = {}
         self.confirmed: dict[str, int] = {}  # timeouts re-run, by mutant
+        # Jobs a Spare gave (`more`): their timeout is forgotten and the mutant runs whole later,
+        # confirmed then; confirming it here would only add the longer waits to the baseline.
+        self.spared: set[str] = set()
+        self.firsts: dict[str, Job] = {}  # a timeout being confirmed: its job as it first ran
         self._started = 0
         self._ready = False
         self._mark = leftovers.new_mark()
@@ -347,6 +351,7 @@ class ForkPool:
             for worker in self.workers:
                 while len(worker.jobs) < depth:
                     if not pending and (extra := more(tuple(worker.jobs))) is not None:
+                        self.spared.add(extra.mutant_id)
                         pending.append(extra)
                     if not pending:
                         break
@@ -367,12 +372,15 @@ class ForkPool:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
-        confirmation = next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0))
+        first = self.firsts.setdefault(job.mutant_id, job)  # the job as it first ran
+        confirmation = (None if job.mutant_id in self.spared
+                        else next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0), first))
         if confirmation is not None:
             self.confirmed[job.mutant_id] = self.confirmed.get(job.mutant_id, 0) + 1
             pending.append(confirmation)
-        else:
-            on_verdict(job, verdict)
+            return
+        self.firsts.pop(job.mutant_id, None)
+        on_verdict(job, verdict)
 
     def _lost(self, worker: _Worker, selector: Any, pending: deque[Job], on_verdict: OnVerdict,
               why: str) -> None:

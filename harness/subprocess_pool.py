@@ -59,8 +59,8 @@ class SubprocessPool:
 
     def _confirmed(self, job: Job) -> tuple[Job, Verdict]:
         """The job's verdict, or that of its confirmation (the job that gave it) after a timeout."""
-        verdict, done = self._one(job), 0
-        while (confirmation := next_confirmation(job, verdict, done)) is not None:
+        verdict, done, first = self._one(job), 0, job
+        while (confirmation := next_confirmation(job, verdict, done, first)) is not None:
             job, verdict, done = confirmation, self._one(confirmation), done + 1
         return job, verdict
 

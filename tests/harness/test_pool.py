@@ -193,37 +193,123 @@ def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_
     assert sorted(spare.settled) == sorted(spare.given)
 
 
+class _HangingSpare(_Spare):
+    """Hands out one mutant that loops in `spin`, and keeps its verdicts."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.verdicts: list[Verdict] = []
+
+    def next_job(self) -> Job | None:
+        if self.given:
+            return None
+        self.given.append("speculative-hang")
+        return replace(_spin_job(self.root, "pass"), mutant_id="speculative-hang")
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        super().settle(job, verdict)
+        self.verdicts.append(verdict)
+
+
+@pytest.mark.slow
+def test_a_spare_job_that_times_out_is_not_confirmed(project: Path, tmp_path: Path) -> None:
+    """A spare job's timeout is forgotten (the mutant runs whole later, confirmed then): the pool
+    settles it after its one run at its own limit, not after the longer confirmations."""
+    tests = project / "tests" / "test_slow.py"  # a last chunk that keeps one worker busy
+    tests.write_text("import time\n\n\ndef test_slow():\n    time.sleep(3)\n")
+    with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
+        spare = _HangingSpare(project)
+        pool.baseline_with(spare)
+    assert spare.settled == ["speculative-hang"]
+    [verdict] = spare.verdicts
+    assert verdict.timed_out and LIMIT <= verdict.elapsed < LIMIT * TIMEOUT_CONFIRMATION
+
+
+def hung(test: str | None, busy: bool = True) -> Verdict:
+    """A timeout in `test`; `busy`: the process had the CPU all along (a loop), else a quarter of it."""
+    return Verdict(mutant_id="m", timed_out=True, running=test, elapsed=1.0, cpu=1.0 if busy else 0.25)
+
+
 def test_a_confirmation_runs_the_test_that_ran_past_its_limit_last() -> None:
     """The first run stopped in `slow`; its confirmation runs the other tests first, so a test
     that fails decides the verdict (killed) whichever order the first run took, and `slow`
-    gets its doubled limit at the end (a hang stays a timeout when nothing fails)."""
+    gets its doubled limit at the end (a hang stays a timeout when nothing fails). After a busy
+    run the others keep their own limits: one that hangs too costs what the first run gave it.
+    After a starved run (or one whose CPU time is unknown) every test gets the longer limit."""
     job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
               tests=("fast", "slow", "other"), timeout=6.0, limits=(1.0, 2.0, 3.0))
-    confirmation = confirm_timeout(job, Verdict(mutant_id="m", timed_out=True, running="slow"))
+    confirmation = confirm_timeout(job, hung("slow"))
     assert confirmation.tests == ("fast", "other", "slow")
-    assert confirmation.limits == tuple(limit * TIMEOUT_CONFIRMATION for limit in (1.0, 3.0, 2.0))
+    assert confirmation.limits == (1.0, 3.0, 2.0 * TIMEOUT_CONFIRMATION)
     assert confirmation.timeout == 6.0 * TIMEOUT_CONFIRMATION
+    for starved in (hung("slow", busy=False), Verdict(mutant_id="m", timed_out=True, running="slow")):
+        assert confirm_timeout(job, starved).limits == tuple(limit * TIMEOUT_CONFIRMATION for limit in (1.0, 3.0, 2.0))
     # stopped outside any test (the import, the collection): the order stays
-    unplaced = confirm_timeout(job, Verdict(mutant_id="m", timed_out=True, running=None))
+    unplaced = confirm_timeout(job, hung(None))
     assert unplaced.tests == job.tests and unplaced.limits == (2.0, 4.0, 6.0)
 
 
 def test_a_mutant_that_hangs_several_tests_is_confirmed_until_every_other_test_ran() -> None:
-    """Each confirmation moves the test it hung in to the end, at the limit doubled once; it
-    stands as a timeout when it hangs in a test already moved (every other test passed), or
-    after MAX_CONFIRMATIONS re-runs."""
+    """Each confirmation moves the test it hung in to the end at the longer limit; it stands as
+    a timeout when it hangs in a test already moved (every other test passed), or after
+    MAX_CONFIRMATIONS re-runs, the last of which gives every test the longer limit."""
     job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
               tests=("a", "b", "c", "d"), timeout=4.0, limits=(1.0, 1.0, 1.0, 1.0))
-
-    def hung(at: Job, test: str) -> Verdict:
-        return Verdict(mutant_id="m", timed_out=True, running=test)
-
-    first = next_confirmation(job, hung(job, "a"), 0)
-    assert first is not None and first.tests == ("b", "c", "d", "a") and first.limits == (2.0,) * 4
-    second = next_confirmation(first, hung(first, "c"), 1)
-    assert second is not None and second.tests == ("b", "d", "a", "c") and second.limits == (2.0,) * 4
-    assert next_confirmation(second, hung(second, "a"), 2) is None  # b and d passed: it stands
-    third = next_confirmation(second, hung(second, "d"), 2)
-    assert third is not None and third.tests == ("b", "a", "c", "d")
-    assert next_confirmation(third, hung(third, "b"), MAX_CONFIRMATIONS) is None
+    first = next_confirmation(job, hung("a"), 0)
+    assert first is not None and first.tests == ("b", "c", "d", "a") and first.limits == (1.0, 1.0, 1.0, 2.0)
+    second = next_confirmation(first, hung("c"), 1, job)
+    assert second is not None and second.tests == ("b", "d", "a", "c") and second.limits == (1.0, 1.0, 2.0, 2.0)
+    assert next_confirmation(second, hung("a"), 2, job) is None  # b and d passed: it stands
+    third = next_confirmation(second, hung("d"), 2, job)
+    assert third is not None and third.tests == ("b", "a", "c", "d") and third.limits == (2.0,) * 4
+    assert next_confirmation(third, hung("b"), MAX_CONFIRMATIONS, job) is None
     assert next_confirmation(job, Verdict(mutant_id="m", results=()), 0) is None  # not a timeout
+    # starved in the second run: the third gets every limit doubled, once
+    starved = next_confirmation(first, hung("c", busy=False), 1, job)
+    assert starved is not None and starved.limits == (2.0,) * 4
+
+
+@pytest.mark.parametrize("tests", [1, 2, 4, 9])
+@pytest.mark.parametrize("busy", [True, False])
+def test_a_timeout_stands_only_on_a_test_that_ran_past_the_longer_limit(tests: int, busy: bool) -> None:
+    """Whichever tests a mutant hangs, busy or starved: the test a timeout stands on had
+    TIMEOUT_CONFIRMATION x its own limit (a starved process, a test only slowed down, gets the
+    longer wait), every test before it in that run is one the mutant did not hang (it passed,
+    or a failure there would have made it killed), no test had more than the longer limit, and
+    no run is added after it stands."""
+    names = tuple(f"t{i}" for i in range(tests))
+    own = {name: 1.0 + i for i, name in enumerate(names)}
+    start = Job(mutant_id="m", module="calc", path="calc.py", function="f", source="", tests=names,
+                timeout=sum(own.values()), limits=tuple(own.values()))
+    for hangs in _hang_sets(names):
+        job, done, runs = start, 0, 1
+        stuck = next(test for test in job.tests if test in hangs)
+        while (confirmation := next_confirmation(job, hung(stuck, busy), done, start)) is not None:
+            job, done, runs = confirmation, done + 1, runs + 1
+            assert all(limit <= own[test] * TIMEOUT_CONFIRMATION for test, limit in zip(job.tests, job.limits))
+            stuck = next(test for test in job.tests if test in hangs)
+        assert runs <= 1 + MAX_CONFIRMATIONS
+        assert job.limits[job.tests.index(stuck)] == own[stuck] * TIMEOUT_CONFIRMATION, (hangs, job)
+        assert set(job.tests[:job.tests.index(stuck)]).isdisjoint(hangs) or runs == 1 + MAX_CONFIRMATIONS
+
+
+def _hang_sets(names: tuple[str, ...]) -> list[frozenset[str]]:
+    """Every non-empty set of hung tests among the first six (the others pass)."""
+    head = names[:6]
+    return [frozenset(t for bit, t in enumerate(head) if mask >> bit & 1) for mask in range(1, 2 ** len(head))]
+
+
+@pytest.mark.parametrize(("busy", "longer"), [(True, 1), (False, MAX_CONFIRMATIONS)])
+def test_a_busy_hang_in_every_test_waits_the_longer_limit_once(busy: bool, longer: int) -> None:
+    """A mutant that hangs every covering test in a loop (the process had the CPU): the first
+    run and the first two confirmations each stop in a test at its own limit, only the last at
+    the longer one. A starved process gets the longer limit in every confirmation."""
+    names = tuple(f"t{i}" for i in range(27))
+    job = start = Job(mutant_id="m", module="calc", path="calc.py", function="f", source="", tests=names,
+                      timeout=27.0, limits=(1.0,) * 27)
+    waited, done = 1.0, 0
+    while (confirmation := next_confirmation(job, hung(job.tests[0], busy), done, start)) is not None:
+        job, done = confirmation, done + 1
+        waited += job.limits[0]
+    assert done == MAX_CONFIRMATIONS
+    assert waited == 1.0 + (MAX_CONFIRMATIONS - longer) * 1.0 + longer * TIMEOUT_CONFIRMATION
