@@ -148,16 +148,23 @@ class Tally:
             self.kills[killer] += 1
 
 
-def kill_probability(test: str, function: Tally, file: Tally, prior: float) -> float:
+def kill_probability(test: str, function: Tally, file: Tally, prior: float, line: Tally | None = None) -> float:
     """The chance that `test` kills the next mutant of the function: the function's record of
     it, shrunk towards its record in the file, shrunk towards `prior` (Beta priors: a test never
-    run in the function gets the file's estimate, one never run in the file gets `prior`)."""
+    run in the function gets the file's estimate, one never run in the file gets `prior`). With
+    `line`, the record on the mutant's own line, shrunk towards the function's: mutants of one
+    line change one expression, and the test that killed one of them is the likeliest to kill
+    the next (a test that kills rarely in the function may kill every mutant of one line)."""
     in_file = (file.kills[test] + PRIOR_STRENGTH * prior) / (file.tries[test] + PRIOR_STRENGTH)
-    return (function.kills[test] + PRIOR_STRENGTH * in_file) / (function.tries[test] + PRIOR_STRENGTH)
+    in_function = (function.kills[test] + PRIOR_STRENGTH * in_file) / (function.tries[test] + PRIOR_STRENGTH)
+    if line is None:
+        return in_function
+    return (line.kills[test] + PRIOR_STRENGTH * in_function) / (line.tries[test] + PRIOR_STRENGTH)
 
 
 def cheapest_kill_order(tests: Iterable[str], durations: Mapping[str, float], function: Tally, file: Tally,
-                        prior: float, overhead: float = PER_TEST_OVERHEAD) -> tuple[str, ...]:
+                        prior: float, overhead: float = PER_TEST_OVERHEAD,
+                        line: Tally | None = None) -> tuple[str, ...]:
     """`tests` in the order that minimises the expected seconds to the first failure.
 
     A run stops at the first failing test, so with independent chances p_i and costs c_i the
@@ -167,7 +174,7 @@ def cheapest_kill_order(tests: Iterable[str], durations: Mapping[str, float], fu
     """
     def cost(test: str) -> tuple[float, float, str]:
         duration = durations[test]
-        return (duration + overhead) / kill_probability(test, function, file, prior), duration, test
+        return (duration + overhead) / kill_probability(test, function, file, prior, line), duration, test
 
     return tuple(sorted(tests, key=cost))
 

@@ -10,7 +10,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -321,7 +321,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                           first=sum(counts.values())))
     phase_started, first = time.monotonic(), sum(counts.values())
 
-    order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
+    order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options,
+                      lines={m.id: m.span.line for m in the_plan.mutants})
 
     later: dict[str, Job] = {}  # the rest of a job cut to what a narrowed executor collected
     cut: set[str] = set()  # mutants whose job has a later part
@@ -361,7 +362,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                                           lambda job, tests: _retest(job, tests, by_id, options))
             cut.update(job.mutant_id for job in jobs if job.mutant_id in later)
         if jobs or speculated:
-            _run_jobs(executors, jobs, baseline, options, on_verdict, order, speculated)
+            _run_jobs(executors, order.interleave(jobs), baseline, options, on_verdict, order, speculated)
         rest = [job for mutant_id, job in later.items() if mutant_id in first_parts or mutant_id not in cut]
         if rest:
             _run_jobs(executors, rest, baseline, options, on_verdict, order)
@@ -372,15 +373,16 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
 class KillOrder:
     """Order each mutant's tests by the expected seconds to its first failure
     (job_plan.cheapest_kill_order), from what this run saw the tests do to the other mutants of
-    the same function and file: kills, and passes, which count against a test."""
+    the same line, function and file: kills, and passes, which count against a test."""
 
     def __init__(self, scopes: dict[str, tuple[str, str]], by_id: Mapping[str, TestInfo],
-                 options: RunOptions) -> None:
+                 options: RunOptions, lines: Mapping[str, int] | None = None) -> None:
         self.scopes = scopes
+        self.lines = lines or {}  # each mutant's first line: the innermost scope of its history
         self.durations = {test_id: test.duration for test_id, test in by_id.items()}
         self.options = options
         self.by_id = by_id
-        self.tallies: dict[tuple[str, str] | str, Tally] = defaultdict(Tally)
+        self.tallies: dict[tuple[str, str] | tuple[str, str, int] | str, Tally] = defaultdict(Tally)
         self.kills, self.tries = 0, 0  # over the whole run: the prior of a test never run in the file
 
     def learn(self, mutant_id: str, outcome: Outcome) -> None:
@@ -394,14 +396,31 @@ class KillOrder:
         file, function = self.scopes[mutant_id]
         self.tallies[(file, function)].add(ran, killer)
         self.tallies[file].add(ran, killer)
+        if mutant_id in self.lines:
+            self.tallies[(file, function, self.lines[mutant_id])].add(ran, killer)
         self.kills += killer is not None
         self.tries += len(ran)
+
+    def interleave(self, jobs: Sequence[Job]) -> list[Job]:
+        """`jobs` in rounds of one mutant per function, each round in the jobs' order: the next
+        mutant of a function (most often of the same line, killed by the same test) is prepared
+        once the verdicts of the other functions' mutants of the round had time to come in,
+        where run one after the other it would be sent while its sibling still runs, with
+        nothing learnt from it. Only the order of the jobs changes, never what they run."""
+        rounds: Counter[tuple[str, str]] = Counter()
+        ranked = []
+        for index, job in enumerate(jobs):
+            scope = self.scopes.get(job.mutant_id, ("", job.mutant_id))
+            ranked.append((rounds[scope], index, job))
+            rounds[scope] += 1
+        return [job for _, _, job in sorted(ranked, key=lambda entry: entry[:2])]
 
     def prepare(self, job: Job) -> Job:
         file, function = self.scopes.get(job.mutant_id, ("", ""))
         prior = (self.kills + 1) / (self.tries + 2)
+        line = self.tallies.get((file, function, self.lines[job.mutant_id])) if job.mutant_id in self.lines else None
         tests = cheapest_kill_order(job.tests, self.durations, self.tallies.get((file, function), Tally()),
-                                    self.tallies.get(file, Tally()), prior)
+                                    self.tallies.get(file, Tally()), prior, line=line)
         if tests == job.tests:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)

@@ -68,3 +68,48 @@ def test_kill_order_learns_kills_and_passes_of_the_same_function() -> None:
     assert job.tests == tests  # not a mutant of the run: no scope, no history
     assert order.tallies[("a.py", "f")].tries["fast"] == 2
     assert order.tallies["a.py"].kills["slow"] == 2
+
+
+def test_the_test_that_killed_a_mutant_of_the_same_line_goes_first() -> None:
+    """Two tests of one cost: in the function `b` killed rarely and `a` often; on the mutant's
+    own line `b` killed the one mutant run so far: it goes first there, and only there."""
+    durations = {"a": 0.01, "b": 0.01}
+    function = tally({"a": 5, "b": 1}, {"a": 10, "b": 10})
+    line = tally({"b": 1}, {"a": 1, "b": 1})
+    assert cheapest_kill_order(["a", "b"], durations, function, Tally(), prior=0.5) == ("a", "b")
+    assert cheapest_kill_order(["a", "b"], durations, function, Tally(), prior=0.5, line=line) == ("b", "a")
+    # no history on the line: the function's estimate, unchanged
+    assert kill_probability("b", function, Tally(), 0.5, line=Tally()) == kill_probability("b", function, Tally(), 0.5)
+
+
+def test_kill_order_learns_the_line_of_each_mutant() -> None:
+    """m1 (line 3) was killed by `c`, m3 (line 4) by `a`: the next mutants of line 3 run `c`
+    first, those of line 4 `a`, though the function's record of the two is the same."""
+    by_id = {name: TestInfo(id=name, file="tests/test_a.py", duration=0.01) for name in "abc"}
+    scopes = {m: ("a.py", "f") for m in ("m1", "m2", "m3", "m4", "m5")}
+    order = KillOrder(scopes, by_id, RunOptions(root=Path("."), paths=("a.py",), tests=("tests",)),
+                      lines={"m1": 3, "m2": 3, "m3": 4, "m4": 3, "m5": 4})
+    tests = ("a", "b", "c")
+    order.learn("m1", Outcome(mutant_id="m1", status=Status.KILLED, killed_by=("c",), covered_by=("a", "b", "c"),
+                              tests_run=3))
+    order.learn("m3", Outcome(mutant_id="m3", status=Status.KILLED, killed_by=("a",), covered_by=("c", "b", "a"),
+                              tests_run=3))
+
+    def prepared(mutant: str) -> tuple[str, ...]:
+        return order.prepare(Job(mutant_id=mutant, module="a", path="a.py", function="f", source="", tests=tests,
+                                 timeout=10.0, limits=(1.0, 2.0, 3.0))).tests
+
+    assert prepared("m4")[0] == prepared("m2")[0] == "c"
+    assert prepared("m5")[0] == "a"
+    assert order.tallies[("a.py", "f", 3)].kills["c"] == 1 and order.tallies[("a.py", "f", 4)].kills["a"] == 1
+
+
+def test_the_mutants_of_one_function_are_spread_over_the_run() -> None:
+    """One mutant of each function per round, in the jobs' order: f's second mutant runs after
+    g's first, when f's first has had time to teach the order which test kills there."""
+    scopes = {"f1": ("a.py", "f"), "f2": ("a.py", "f"), "f3": ("a.py", "f"), "g1": ("a.py", "g"),
+              "h1": ("b.py", "f"), "h2": ("b.py", "f")}
+    order = KillOrder(scopes, {}, RunOptions(root=Path("."), paths=("a.py",), tests=("tests",)))
+    jobs = [Job(mutant_id=m, module="a", path="a.py", function="f", source="", tests=(), timeout=1.0)
+            for m in ("f1", "f2", "f3", "g1", "h1", "h2", "unknown")]
+    assert [job.mutant_id for job in order.interleave(jobs)] == ["f1", "g1", "h1", "unknown", "f2", "h2", "f3"]
