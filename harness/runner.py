@@ -23,7 +23,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
-from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighbours
+from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names, import_calls, parse_neighbours
 from bugsmith.harness.incremental import scope_of, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
@@ -39,6 +39,7 @@ from bugsmith.harness.job_plan import (
     span_lines,
     time_limit,
 )
+from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -66,7 +67,7 @@ from bugsmith.mutators.source_file import read_source
 
 if TYPE_CHECKING:  # libcst takes a second to import: a warm run imports it only to parse edited files
     from bugsmith.mutators.base import Mutator
-    from bugsmith.mutators.engine import Enumeration
+    from bugsmith.mutators.enumeration import Enumeration
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,18 +123,16 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     root = options.root.resolve()
     sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
-    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes))
+    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes, store), store)
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
-    from bugsmith.harness.mutant_cache import cached_enumeration  # after the workers start: libcst
-    from bugsmith.mutators import registry
-    from bugsmith.mutators.engine import enumerate_mutants
-
-    if mutators is None:
-        enumeration = cached_enumeration(files, root=options.root, store=store,
-                                         mutators=registry.select(options.families, options.operators))
+    if mutators is None:  # after the workers start: libcst, if a file changed
+        enumeration = cached_enumeration(files, root=options.root, store=store, families=options.families,
+                                         operators=options.operators)
     else:
+        from bugsmith.mutators.engine import enumerate_mutants
+
         enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
     mutants = _restrict(options, enumeration.mutants)
     speculation = None
@@ -428,16 +427,35 @@ def _retest(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], opt
 
 
 
-def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str]) -> dict[str, ImportCalls]:
+CALLED = "called-names"  # the store's extras: per digest of a file's bytes, its called_names
+
+
+def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str],
+                  store: Store) -> dict[str, ImportCalls]:
     """Per mutated file, its functions that run at import time: called by its own module-level
     code, or by that of the test files and the modules beside it (a decorator a test class
-    applies while it is collected)."""
+    applies while it is collected). Each neighbour's names come from the store where its
+    bytes are unchanged: parsing them all again cost a warm run a second before its workers
+    started."""
     neighbours = {root / test for test in test_hashes}
     for file in sources:
         neighbours.update((root / file).parent.glob("*.py"))
-    trees = parse_neighbours(sorted(neighbours))
+    names: dict[Path, frozenset[str]] = {}
+    for path in sorted(neighbours):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue  # left out, as parse_neighbours does: the run reports its own errors
+        key = hashlib.sha256(CALLS_VERSION.encode() + b"\0" + data).hexdigest()
+        stored = store.extras_at(CALLED, key)
+        if stored is not None and isinstance(stored.get("names"), list):
+            names[path] = frozenset(stored["names"])
+            continue
+        for tree in parse_neighbours([path]).values():
+            names[path] = called_names(tree)
+            store.put_extra(CALLED, key, {"names": sorted(names[path])})
     return {
-        file: import_calls(text, (tree for path, tree in trees.items() if path != root / file))
+        file: import_calls(text, (called for path, called in names.items() if path != root / file))
         for file, text in sources.items()
     }
 
