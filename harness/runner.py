@@ -56,6 +56,7 @@ from bugsmith.harness.warm_start import (
     finish,
     joined,
     known_passes,
+    last_killers,
     prepare,
     record_passes,
     split_collected,
@@ -320,7 +321,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                           first=sum(counts.values())))
     phase_started, first = time.monotonic(), sum(counts.values())
 
-    order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options)
+    order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options,
+                      last_killers(store, {job.mutant_id: job.tests for job in jobs}, sites))
 
     later: dict[str, Job] = {}  # the rest of a job cut to what a narrowed executor collected
     cut: set[str] = set()  # mutants whose job has a later part
@@ -371,11 +373,14 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
 class KillOrder:
     """Order each mutant's tests by the expected seconds to its first failure
     (job_plan.cheapest_kill_order), from what this run saw the tests do to the other mutants of
-    the same function and file: kills, and passes, which count against a test."""
+    the same function and file: kills, and passes, which count against a test; a test that
+    killed the mutant in an earlier run goes first (after an edit it was re-run because the
+    test's digest changed, and it nearly always kills again)."""
 
     def __init__(self, scopes: dict[str, tuple[str, str]], by_id: Mapping[str, TestInfo],
-                 options: RunOptions) -> None:
+                 options: RunOptions, killers: Mapping[str, str] | None = None) -> None:
         self.scopes = scopes
+        self.killers = killers or {}  # per mutant, the test that killed it in an earlier run: first
         self.durations = {test_id: test.duration for test_id, test in by_id.items()}
         self.options = options
         self.by_id = by_id
@@ -401,6 +406,9 @@ class KillOrder:
         prior = (self.kills + 1) / (self.tries + 2)
         tests = cheapest_kill_order(job.tests, self.durations, self.tallies.get((file, function), Tally()),
                                     self.tallies.get(file, Tally()), prior)
+        killer = self.killers.get(job.mutant_id)
+        if killer in tests:
+            tests = (killer, *(test for test in tests if test != killer))
         if tests == job.tests:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)

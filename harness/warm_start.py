@@ -280,6 +280,18 @@ def still_killed(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mappi
     return found
 
 
+def last_killers(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str]) -> dict[str, str]:
+    """Per mutant (id -> covering tests) killed before by a covering test whose digest changed
+    (so `still_killed` could not keep the verdict), that test: it most likely kills again,
+    and run first it spares running the others (the order never decides a status)."""
+    found = {}
+    for mutant_id, tests in todo.items():
+        record = store.extras_at(KILLS, sites[mutant_id])
+        if record is not None and record.get("test") in tests:
+            found[mutant_id] = record["test"]
+    return found
+
+
 def known_passes(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str],
                  digests: Mapping[str, str]) -> dict[str, frozenset[str]]:
     """Per mutant, the covering tests that passed on it before and kept their digest: they pass
