@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Container, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def import_calls(source: str, others: Iterable[ast.AST | frozenset[str]] = ()) -
                       and node.name in _CONSTRUCTORS)
     callable_names: dict[str, ast.AST] = {**functions, **classes}
 
-    def run_by(names: set[str]) -> set[str]:
+    def run_by(names: AbstractSet[str]) -> set[str]:
         """The qualified names of what calling `names` runs: a function, or a class's constructors."""
         found = {name for name in names if name in functions}
         for name in names & classes.keys():
