@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bugsmith.errors import ConfigError
 from bugsmith.harness.config import DEFAULT_EXCLUDE, RunOptions
-
-if TYPE_CHECKING:
-    from bugsmith.mutators.engine import Skipped
+from bugsmith.mutators.enumeration import Skipped
 
 
 def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
@@ -22,8 +19,6 @@ def _excluded(relative: str, patterns: tuple[str, ...]) -> bool:
 
 
 def _skip(file: str, reason: str) -> Skipped:
-    from bugsmith.mutators.engine import Skipped  # imports libcst, which a warm run may not need
-
     return Skipped(file=file, reason=reason)
 
 

@@ -17,9 +17,12 @@ the factory's own code is swapped later. Their import-time calls are matched by 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+
+CALLS_VERSION = "1"  # of `called_names`: a store keeps them by this and the file's bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +37,12 @@ class ImportCalls:
         return function in self.direct or (not covered and function in self.reached)
 
 
-def import_calls(source: str, others: Iterable[ast.AST] = ()) -> ImportCalls:
+def import_calls(source: str, others: Iterable[ast.AST | frozenset[str]] = ()) -> ImportCalls:
     """The functions of `source` that run while it, or any of `others` (the parsed test files
-    and other modules a run imports, see `parse_neighbours`), is imported. Calling a class runs
-    its constructors: test data built at module level (`CASES = [Duration(years=0.5)]`) was
-    built by the original `__init__`, however the method is swapped later."""
+    and other modules a run imports, see `parse_neighbours`, or the `called_names` of each), is
+    imported. Calling a class runs its constructors: test data built at module level (`CASES =
+    [Duration(years=0.5)]`) was built by the original `__init__`, however the method is
+    swapped later."""
     tree = ast.parse(source)
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {
         node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -50,7 +54,7 @@ def import_calls(source: str, others: Iterable[ast.AST] = ()) -> ImportCalls:
                       and node.name in _CONSTRUCTORS)
     callable_names: dict[str, ast.AST] = {**functions, **classes}
 
-    def run_by(names: set[str]) -> set[str]:
+    def run_by(names: AbstractSet[str]) -> set[str]:
         """The qualified names of what calling `names` runs: a function, or a class's constructors."""
         found = {name for name in names if name in functions}
         for name in names & classes.keys():
@@ -59,7 +63,8 @@ def import_calls(source: str, others: Iterable[ast.AST] = ()) -> ImportCalls:
 
     direct = run_by(_Calls(callable_names).of(tree))
     for other in others:
-        direct |= run_by(_Calls(callable_names, by_attribute=True).of(other))
+        names = other if isinstance(other, frozenset) else called_names(other)
+        direct |= run_by(names & callable_names.keys())
     reached = set(direct)
     todo = list(direct)
     while todo:
@@ -72,6 +77,24 @@ def import_calls(source: str, others: Iterable[ast.AST] = ()) -> ImportCalls:
 
 # What calling a class runs (a metaclass aside).
 _CONSTRUCTORS = frozenset({"__new__", "__init__", "__post_init__"})
+
+
+def called_names(tree: ast.AST) -> frozenset[str]:
+    """Every name that `tree`'s import calls or decorates with, as `f(...)`, `mod.f(...)`,
+    `@f` or `@mod.f`: what `import_calls` matches against each module's functions. Computed
+    once per neighbour, not once per module and neighbour (a run's sources times its test
+    files)."""
+    return frozenset(_Calls(_ANY, by_attribute=True).of(tree))
+
+
+class _Anything:
+    """A `defined` that holds every name (`called_names` filters by module afterwards)."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+_ANY = _Anything()
 
 
 def parse_neighbours(paths: Iterable[Path]) -> dict[Path, ast.AST]:
@@ -90,7 +113,7 @@ class _Calls(ast.NodeVisitor):
     """Names of `defined` functions called when the visited code runs (not when the functions
     and lambdas it defines are called later)."""
 
-    def __init__(self, defined: Mapping[str, ast.AST], by_attribute: bool = False) -> None:
+    def __init__(self, defined: Container[str], by_attribute: bool = False) -> None:
         self.defined = defined
         self.by_attribute = by_attribute  # another module may call `module.f(...)`
         self.called: set[str] = set()

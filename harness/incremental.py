@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import bisect
 import copy
+import functools
 import hashlib
 import json
 import keyword
@@ -28,6 +29,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.import_time import ImportCalls
@@ -74,7 +76,18 @@ class FileUnits:
     def digests(self) -> dict[str, str]:
         return {MODULE: self.skeleton, **{u.name: u.digest for u in self.units}}
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"skeleton": self.skeleton,
+                "units": [[u.name, u.first, u.last, u.digest, u.layout] for u in self.units]}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FileUnits:
+        return cls(skeleton=data["skeleton"], units=tuple(
+            Unit(name=name, first=first, last=last, digest=digest, layout=layout)
+            for name, first, last, digest, layout in data["units"]))
+
+
+@functools.lru_cache(maxsize=1024)  # a warm run splits the stored and the current texts, mostly equal
 def file_units(source: str) -> FileUnits:
     """Split `source` into units; a file Python cannot parse is one module-level unit."""
     lines = source.splitlines(keepends=True)

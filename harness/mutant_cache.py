@@ -2,9 +2,11 @@
 files that changed (libcst takes seconds a file; a lookup takes a millisecond).
 
 The key holds everything the mutants of a file depend on: its path, module name and text,
-the mutators chosen, and the code of bugsmith's mutators and of libcst (an edited or upgraded
-mutator proposes other mutants). Only the registry's mutators are cached: a caller's own
-mutators may carry state that no name describes.
+the mutators chosen (the families and operators asked for, and the mutators that plugins
+register), and the code of bugsmith's mutators and of libcst (an edited or upgraded mutator
+proposes other mutants). Only the registry's mutators are cached: a caller's own mutators may
+carry state that no name describes. The key names the choice, not the mutator objects, so a
+run whose files are all in the store never imports libcst (a second of the coordinator's).
 """
 
 from __future__ import annotations
@@ -14,27 +16,33 @@ import json
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bugsmith.mutators
 from bugsmith.harness.store import Store
-from bugsmith.mutators.base import AnyMutator
-from bugsmith.mutators.engine import Enumeration, FileMutants, Skipped, enumerate_mutants, module_name
+from bugsmith.mutators.enumeration import Enumeration, FileMutants, Skipped, module_name
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
 
+if TYPE_CHECKING:
+    from bugsmith.mutators.base import AnyMutator
+
 KIND = "mutants-of-file"
-VERSION = "1"
+VERSION = "2"  # 2: keyed by the families and operators chosen, not by the mutator objects
+PLUGINS = "bugsmith.mutators"  # harness.mutators.registry's entry point group
 
 
-def mutators_digest(mutators: Sequence[AnyMutator]) -> str:
-    """The chosen mutators, and the code of every mutator and of the engine that runs them."""
+def mutators_digest(families: Sequence[str], operators: Sequence[str]) -> str:
+    """The choice of mutators (registry.select's arguments, and the plugins installed), and
+    the code of every built-in mutator and of the engine that runs them."""
     folder = Path(bugsmith.mutators.__file__).parent
     code = hashlib.sha256()
     for path in sorted(folder.rglob("*.py")):
         code.update(path.relative_to(folder).as_posix().encode())
         code.update(path.read_bytes())
-    names = sorted(f"{type(m).__module__}.{type(m).__qualname__}:{getattr(m, 'name', '')}" for m in mutators)
-    facts = [VERSION, metadata.version("libcst"), code.hexdigest(), names]
+    plugins = sorted([entry.name, entry.value, entry.dist.version if entry.dist else ""]
+                     for entry in metadata.entry_points(group=PLUGINS))
+    facts = [VERSION, metadata.version("libcst"), code.hexdigest(), sorted(families), sorted(operators), plugins]
     return hashlib.sha256(json.dumps(facts).encode()).hexdigest()
 
 
@@ -54,10 +62,12 @@ def _from_dict(data: dict) -> FileMutants:
                        dropped_invalid=data["invalid"])
 
 
-def cached_enumeration(files: Sequence[Path], *, root: Path, mutators: Sequence[AnyMutator],
+def cached_enumeration(files: Sequence[Path], *, root: Path, families: Sequence[str], operators: Sequence[str],
                        store: Store) -> Enumeration:
-    """`enumerate_mutants(files, ...)`, taking each unchanged file's mutants from the store."""
-    digest = mutators_digest(mutators)
+    """`enumerate_mutants(files, ...)` with `registry.select(families, operators)`, taking each
+    unchanged file's mutants from the store (libcst and the mutators load on the first miss)."""
+    digest = mutators_digest(families, operators)
+    mutators: list[AnyMutator] | None = None
     results: list[FileMutants] = []
     skipped: list[Skipped] = []
     seconds = 0.0
@@ -71,6 +81,11 @@ def cached_enumeration(files: Sequence[Path], *, root: Path, mutators: Sequence[
                 continue
             except (KeyError, TypeError, ValueError):
                 pass  # a garbled entry is a miss
+        from bugsmith.mutators import registry
+        from bugsmith.mutators.engine import enumerate_mutants
+
+        if mutators is None:
+            mutators = registry.select(families, operators)
         fresh = enumerate_mutants([path], root=root, mutators=mutators)
         seconds += fresh.seconds
         skipped.extend(fresh.skipped)

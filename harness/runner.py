@@ -23,7 +23,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
-from bugsmith.harness.import_time import ImportCalls, import_calls, parse_neighbours
+from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names, import_calls, parse_neighbours
 from bugsmith.harness.incremental import scope_of, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
@@ -39,6 +39,7 @@ from bugsmith.harness.job_plan import (
     span_lines,
     time_limit,
 )
+from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.project_copy import changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
@@ -55,6 +56,7 @@ from bugsmith.harness.warm_start import (
     finish,
     joined,
     known_passes,
+    last_killers,
     prepare,
     record_passes,
     split_collected,
@@ -66,7 +68,7 @@ from bugsmith.mutators.source_file import read_source
 
 if TYPE_CHECKING:  # libcst takes a second to import: a warm run imports it only to parse edited files
     from bugsmith.mutators.base import Mutator
-    from bugsmith.mutators.engine import Enumeration
+    from bugsmith.mutators.enumeration import Enumeration
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,18 +124,16 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     root = options.root.resolve()
     sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
-    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes))
+    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes, store), store)
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
-    from bugsmith.harness.mutant_cache import cached_enumeration  # after the workers start: libcst
-    from bugsmith.mutators import registry
-    from bugsmith.mutators.engine import enumerate_mutants
-
-    if mutators is None:
-        enumeration = cached_enumeration(files, root=options.root, store=store,
-                                         mutators=registry.select(options.families, options.operators))
+    if mutators is None:  # after the workers start: libcst, if a file changed
+        enumeration = cached_enumeration(files, root=options.root, store=store, families=options.families,
+                                         operators=options.operators)
     else:
+        from bugsmith.mutators.engine import enumerate_mutants
+
         enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
     mutants = _restrict(options, enumeration.mutants)
     speculation = None
@@ -322,6 +322,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     phase_started, first = time.monotonic(), sum(counts.values())
 
     order = KillOrder({m.id: (m.file, m.function or "") for m in the_plan.mutants}, by_id, options,
+                      last_killers(store, {job.mutant_id: job.tests for job in jobs}, sites),
                       lines={m.id: m.span.line for m in the_plan.mutants})
 
     later: dict[str, Job] = {}  # the rest of a job cut to what a narrowed executor collected
@@ -373,11 +374,15 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
 class KillOrder:
     """Order each mutant's tests by the expected seconds to its first failure
     (job_plan.cheapest_kill_order), from what this run saw the tests do to the other mutants of
-    the same line, function and file: kills, and passes, which count against a test."""
+    the same line, function and file: kills, and passes, which count against a test; a test that
+    killed the mutant in an earlier run goes first (after an edit it was re-run because the
+    test's digest changed, and it nearly always kills again)."""
 
     def __init__(self, scopes: dict[str, tuple[str, str]], by_id: Mapping[str, TestInfo],
-                 options: RunOptions, lines: Mapping[str, int] | None = None) -> None:
+                 options: RunOptions, killers: Mapping[str, str] | None = None,
+                 lines: Mapping[str, int] | None = None) -> None:
         self.scopes = scopes
+        self.killers = killers or {}  # per mutant, the test that killed it in an earlier run: first
         self.lines = lines or {}  # each mutant's first line: the innermost scope of its history
         self.durations = {test_id: test.duration for test_id, test in by_id.items()}
         self.options = options
@@ -421,6 +426,9 @@ class KillOrder:
         line = self.tallies.get((file, function, self.lines[job.mutant_id])) if job.mutant_id in self.lines else None
         tests = cheapest_kill_order(job.tests, self.durations, self.tallies.get((file, function), Tally()),
                                     self.tallies.get(file, Tally()), prior, line=line)
+        killer = self.killers.get(job.mutant_id)
+        if killer in tests:
+            tests = (killer, *(test for test in tests if test != killer))
         if tests == job.tests:
             return job
         limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)
@@ -447,16 +455,35 @@ def _retest(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], opt
 
 
 
-def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str]) -> dict[str, ImportCalls]:
+CALLED = "called-names"  # the store's extras: per digest of a file's bytes, its called_names
+
+
+def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str],
+                  store: Store) -> dict[str, ImportCalls]:
     """Per mutated file, its functions that run at import time: called by its own module-level
     code, or by that of the test files and the modules beside it (a decorator a test class
-    applies while it is collected)."""
+    applies while it is collected). Each neighbour's names come from the store where its
+    bytes are unchanged: parsing them all again cost a warm run a second before its workers
+    started."""
     neighbours = {root / test for test in test_hashes}
     for file in sources:
         neighbours.update((root / file).parent.glob("*.py"))
-    trees = parse_neighbours(sorted(neighbours))
+    names: dict[Path, frozenset[str]] = {}
+    for path in sorted(neighbours):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue  # left out, as parse_neighbours does: the run reports its own errors
+        key = hashlib.sha256(CALLS_VERSION.encode() + b"\0" + data).hexdigest()
+        stored = store.extras_at(CALLED, key)
+        if stored is not None and isinstance(stored.get("names"), list):
+            names[path] = frozenset(stored["names"])
+            continue
+        for tree in parse_neighbours([path]).values():
+            names[path] = called_names(tree)
+            store.put_extra(CALLED, key, {"names": sorted(names[path])})
     return {
-        file: import_calls(text, (tree for path, tree in trees.items() if path != root / file))
+        file: import_calls(text, (called for path, called in names.items() if path != root / file))
         for file, text in sources.items()
     }
 

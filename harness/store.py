@@ -180,11 +180,18 @@ class Store:
         )
 
     def put_mutants(self, mutants: Iterable[Mutant]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT OR REPLACE INTO mutants VALUES (?, ?)",
-                [(m.id, json.dumps(m.to_dict())) for m in mutants],
-            )
+        """Store the mutants whose record is new or differs (a warm run's are mostly stored)."""
+        rows = {m.id: json.dumps(m.to_dict()) for m in mutants}
+        ids = list(rows)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for mutant_id, data in self.db.execute(f"SELECT id, data FROM mutants WHERE id IN ({marks})", chunk):
+                if rows.get(mutant_id) == data:
+                    del rows[mutant_id]
+        if rows:
+            with self.db:
+                self.db.executemany("INSERT OR REPLACE INTO mutants VALUES (?, ?)", list(rows.items()))
 
     def mutant(self, mutant_id: str) -> Mutant | None:
         row = self.db.execute("SELECT data FROM mutants WHERE id = ?", (mutant_id,)).fetchone()

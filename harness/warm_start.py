@@ -13,6 +13,7 @@ covering tests cannot save it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -116,10 +117,33 @@ class Code:
                              support=support, config=self.config, call=self.call)
 
 
+UNITS = "units-of-text"  # the store's extras: per digest of a text, its FileUnits (UNITS_VERSION with it)
+UNITS_VERSION = "1"
+
+
+def units_of(store: Store, texts: Mapping[str, str]) -> dict[str, FileUnits]:
+    """`file_units` of each text, from the store where it split the same text before: a warm
+    run's coordinator computes it for its sources and the last run's before it starts the
+    workers, and an unchanged file must not cost its whole syntax tree walked again."""
+    found: dict[str, FileUnits] = {}
+    for file, text in texts.items():
+        key = hashlib.sha256(f"{UNITS_VERSION}\0{text}".encode()).hexdigest()
+        stored = store.extras_at(UNITS, key)
+        if stored is not None:
+            try:
+                found[file] = FileUnits.from_dict(stored)
+                continue
+            except (KeyError, TypeError, ValueError):
+                pass  # a garbled entry is a miss
+        found[file] = file_units(text)
+        store.put_extra(UNITS, key, found[file].to_dict())
+    return found
+
+
 def describe_code(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str],
-                  at_import: dict[str, ImportCalls]) -> Code:
+                  at_import: dict[str, ImportCalls], store: Store) -> Code:
     root = options.root.resolve()
-    return Code(sources=sources, test_hashes=test_hashes, units={f: file_units(t) for f, t in sources.items()},
+    return Code(sources=sources, test_hashes=test_hashes, units=units_of(store, sources),
                 at_import=at_import, config=config_hashes(root, [*options.tests, *sources]),
                 call=(*setup.pytest_args, "--", *setup.test_paths))
 
@@ -140,7 +164,7 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
     if state is not None:
         try:
             old = Baseline.from_dict(state["baseline"])
-            old_units = {f: file_units(t) for f, t in state["sources"].items()}
+            old_units = units_of(store, state["sources"])
             old_hashes: Mapping[str, str] = state["test_hashes"]
             old_files = {t.file for t in old.tests}
             # The global digest as the stored run computed it, with the same support files; a
@@ -253,6 +277,18 @@ def still_killed(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mappi
                 found[mutant_id] = Outcome.from_dict(record["outcome"])
             except (KeyError, TypeError, ValueError):
                 continue
+    return found
+
+
+def last_killers(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str]) -> dict[str, str]:
+    """Per mutant (id -> covering tests) killed before by a covering test whose digest changed
+    (so `still_killed` could not keep the verdict), that test: it most likely kills again,
+    and run first it spares running the others (the order never decides a status)."""
+    found = {}
+    for mutant_id, tests in todo.items():
+        record = store.extras_at(KILLS, sites[mutant_id])
+        if record is not None and record.get("test") in tests:
+            found[mutant_id] = record["test"]
     return found
 
 

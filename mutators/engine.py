@@ -12,7 +12,6 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
@@ -22,47 +21,11 @@ from bugsmith.errors import SourceError
 from bugsmith.mutators.base import AnyMutator
 from bugsmith.mutators.compiled import CompileUnits
 from bugsmith.mutators.context import Context
+from bugsmith.mutators.enumeration import Enumeration, FileMutants, Skipped, module_name
 from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
 from bugsmith.mutators.source_file import read_source
 from bugsmith.mutators.splice import Splice, splice
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileMutants:
-    file: str
-    mutants: tuple[Mutant, ...]
-    dropped_equivalent: int
-    dropped_duplicates: int
-    dropped_invalid: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Skipped:
-    """A file left out of a run, and why (a run goes on without it; the user is told)."""
-
-    file: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Enumeration:
-    mutants: tuple[Mutant, ...]
-    files: tuple[FileMutants, ...]
-    seconds: float
-    skipped: tuple[Skipped, ...] = ()
-
-    @property
-    def dropped_equivalent(self) -> int:
-        return sum(f.dropped_equivalent for f in self.files)
-
-    @property
-    def dropped_duplicates(self) -> int:
-        return sum(f.dropped_duplicates for f in self.files)
-
-    @property
-    def dropped_invalid(self) -> int:
-        return sum(f.dropped_invalid for f in self.files)
 
 
 def parse(source: str, file: str) -> cst.Module:
@@ -200,17 +163,6 @@ def _mutant(
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def module_name(path: Path) -> str:
-    """The dotted name under which `path` is imported: walk up through package folders."""
-    path = path.resolve()
-    parts = [] if path.name == "__init__.py" else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").exists():
-        parts.append(folder.name)
-        folder = folder.parent
-    return ".".join(reversed(parts))
 
 
 def enumerate_mutants(

@@ -19,10 +19,15 @@ from bugsmith.harness.child import reaper
 from bugsmith.harness.child.activation import install_finder
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
-from bugsmith.harness.child.session import CollectErrors, enter_project, limit_memory, protocol_streams
+from bugsmith.harness.child.session import (
+    CollectErrors,
+    StateOutsideTheTree,
+    enter_project,
+    limit_memory,
+    protocol_streams,
+)
 from bugsmith.harness.interpreter import FreshRequest
 from bugsmith.harness.protocol import Job, Note, Verdict, WorkerSetup, receive, send
-from bugsmith.harness.tool_state import StateOutsideTheTree
 
 
 class Selection(CollectErrors):

@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import resource
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bugsmith.harness.child.copy_imports import serve_from_copy
 from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness.tool_state import STATE_DIR
 
 
 def protocol_streams() -> tuple[Any, Any]:
@@ -74,3 +76,15 @@ class CollectErrors:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.errors.append(collect_error(report))
+
+
+class StateOutsideTheTree:
+    """A pytest plugin: moves pytest-benchmark's storage when that plugin is loaded."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        if hasattr(config.option, "benchmark_storage"):
+            config.option.benchmark_storage = f"file://{self.root / STATE_DIR / 'benchmarks'}"

@@ -38,6 +38,7 @@ from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
+    StateOutsideTheTree,
     enter_project,
     limit_memory,
     protocol_streams,
@@ -58,7 +59,6 @@ from bugsmith.harness.protocol import (
     send,
 )
 from bugsmith.harness.tasks import CheckTask, CoverageTask, Findings, ProbeTask, Task
-from bugsmith.harness.tool_state import StateOutsideTheTree
 from bugsmith.harness.zygote import FLAG
 
 # A fresh interpreter's start and collection may take this many times this worker's own, plus

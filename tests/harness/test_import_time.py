@@ -139,3 +139,26 @@ def test_a_class_built_at_import_runs_its_constructors_at_import() -> None:
     assert calls.direct == {"Duration.__init__"}
     assert calls.reached == {"Duration.__init__", "_decimal"}
     assert import_calls(library).direct == frozenset()
+
+
+def test_names_called_by_a_neighbour_match_its_syntax_tree() -> None:
+    """A run computes each neighbour's called names once and matches every module against
+    them: the same functions as matching against the neighbour's tree."""
+    from bugsmith.harness.import_time import called_names
+
+    library = "def cached(f):\n    return f\n\n\ndef helper():\n    return 1\n\n\ndef plain():\n    return 2\n"
+    tests = ast.parse(textwrap.dedent('''\
+        import lib
+        from lib import helper
+
+        VALUE = helper()
+
+
+        @lib.cached
+        def test_plain():
+            assert lib.plain() == 2
+        '''))
+    names = called_names(tests)
+    assert {"helper", "cached"} <= names and "plain" not in names  # `plain` runs in a test, not at import
+    assert import_calls(library, [names]) == import_calls(library, [tests])
+    assert import_calls(library, [names]).direct == {"helper", "cached"}

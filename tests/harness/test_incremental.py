@@ -200,3 +200,37 @@ def test_the_tests_of_a_function_whose_text_changed_are_found() -> None:
     renamed = BEFORE.replace("b = a + 1\n    return b", "c = a + 1\n    return c")
     assert edited_text_tests(_baseline(), old, {"m.py": BEFORE}, {"m.py": renamed}) == {"t.py::test_f"}
     assert edited_text_tests(_baseline(), old, {"m.py": BEFORE}, {"m.py": BEFORE}) == set()
+
+
+def test_units_come_from_the_store_for_a_text_split_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm run splits its sources and the last run's without walking unchanged texts again."""
+    from bugsmith.harness import warm_start
+
+    store = Store.open(tmp_path / "store.sqlite")
+    texts = {"a.py": BEFORE, "b.py": "X = 1\n\n\ndef g():\n    return X\n"}
+    first = warm_start.units_of(store, texts)
+    assert first == {file: file_units(text) for file, text in texts.items()}
+    monkeypatch.setattr(warm_start, "file_units", lambda text: pytest.fail("split again"))
+    assert warm_start.units_of(store, texts) == first
+    store.close()
+
+
+def test_the_last_killer_is_found_and_runs_first(tmp_path: Path) -> None:
+    """A mutant re-run because its killing test changed starts with that test (in the
+    covering tests only: a record of a test that no longer covers it is ignored)."""
+    from bugsmith.harness.config import RunOptions
+    from bugsmith.harness.runner import KillOrder
+    from bugsmith.harness.warm_start import KILLS, last_killers
+
+    store = Store.open(tmp_path / "store.sqlite")
+    store.put_extra(KILLS, "site-m", {"test": "slow", "outcome": {}, "digest": "old"})
+    store.put_extra(KILLS, "site-n", {"test": "gone", "outcome": {}, "digest": "old"})
+    killers = last_killers(store, {"m": ("fast", "slow"), "n": ("fast", "slow")}, {"m": "site-m", "n": "site-n"})
+    assert killers == {"m": "slow"}
+    by_id = {name: TestInfo(id=name, file="tests/test_a.py", duration=d) for name, d in {"fast": 0.1, "slow": 2.0}.items()}
+    order = KillOrder({"m": ("a.py", "f"), "n": ("a.py", "f")}, by_id,
+                      RunOptions(root=Path("."), paths=("a.py",), tests=("tests",)), killers)
+    job = Job.unmutated("m", ("fast", "slow"), 10.0)
+    assert order.prepare(job).tests == ("slow", "fast")
+    assert order.prepare(replace(job, mutant_id="n")).tests == ("fast", "slow")
+    store.close()

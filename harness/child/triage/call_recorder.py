@@ -21,11 +21,16 @@ from typing import Any
 import pytest
 
 from bugsmith.harness.child.activation import index_functions
-from bugsmith.harness.child.session import enter_project, limit_memory, protocol_streams, suite_arguments
+from bugsmith.harness.child.session import (
+    StateOutsideTheTree,
+    enter_project,
+    limit_memory,
+    protocol_streams,
+    suite_arguments,
+)
 from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, target_key
 from bugsmith.harness.protocol import receive, send
 from bugsmith.harness.tasks import Budget, RecordedCall
-from bugsmith.harness.tool_state import StateOutsideTheTree
 
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
