@@ -90,8 +90,9 @@ def handler(task: Task) -> TaskHandler:
 
 class ForkServer(CollectErrors):
     def __init__(self, setup: WorkerSetup, reader: BinaryIO, writer: BinaryIO, recorder: Recorder,
-                 zygote: Zygote | None = None) -> None:
+                 zygote: Zygote | None = None, view: HypothesisSeesTheProject | None = None) -> None:
         super().__init__()
+        self.view = view  # settled before each fork (HypothesisSeesTheProject.before_fork)
         self.zygote = zygote  # if given, this process forks the workers that serve jobs
         self.setup = setup
         self.reader = reader
@@ -113,6 +114,8 @@ class ForkServer(CollectErrors):
         self.items = {item.nodeid: item for item in session.items}
         self.startup = time.monotonic() - STARTED
         self.index = index_functions(frozenset(self.setup.sources))
+        if self.view is not None:
+            self.view.before_fork()  # before the freeze: what hypothesis' scan keeps is frozen too
         # Everything collected so far lives on in every child: freezing it keeps the child's
         # garbage collector from touching (and so copying) those pages after each fork.
         gc.freeze()
@@ -141,6 +144,8 @@ class ForkServer(CollectErrors):
             # Once per module, here and not in each child: the answer outlives the fork.
             self.surveys[job.module] = reexec.survey(job.module, job.path, self.setup.root,
                                                           ours=self.index.values())
+        if self.view is not None:
+            self.view.before_fork()
         read_end, write_end = os.pipe()
         started = time.monotonic()
         me = os.getpid()
@@ -328,9 +333,9 @@ def main() -> int:
     reaper.become_subreaper()  # orphans of a job are re-parented here, to be killed
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
-    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None)
-    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project),
-                                               HypothesisSeesTheProject(setup.project, setup.root)])
+    view = HypothesisSeesTheProject(setup.project, setup.root)
+    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None, view)
+    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
     return 0
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis.internal.conjecture import providers
 
 from bugsmith import harness
-from bugsmith.harness.child.hypothesis_view import hide_own_modules
+from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject, hide_own_modules
 from bugsmith.harness.config import resolve
 
 CALC = '''\
@@ -62,6 +62,22 @@ def test_own_modules_are_marked_as_scanned_but_the_projects_are_not(monkeypatch,
     hide_own_modules(tmp_path)
     assert id(main) in seen and id(sys.modules["bugsmith.harness"]) in seen
     assert id(project) not in seen and id(sys.modules["pytest"]) not in seen
+
+
+def test_before_a_fork_the_server_marks_and_scans_so_children_do_not(monkeypatch, tmp_path: Path) -> None:
+    """A module the fork server imported after collection is marked (if bugsmith's) and scanned
+    by hypothesis there: a child's first input finds sys.modules as scanned and walks nothing."""
+    seen: set[int] = set()
+    monkeypatch.setattr(providers, "_seen_modules", seen)
+    monkeypatch.setattr(providers, "_sys_modules_len", None)
+    view = HypothesisSeesTheProject(tmp_path)
+    view.before_fork()
+    assert providers._sys_modules_len == len(sys.modules)
+    late = types.ModuleType("bugsmith.late")  # imported by the server after its first fork
+    late.__file__ = "/elsewhere/bugsmith/late.py"
+    monkeypatch.setitem(sys.modules, "bugsmith.late", late)
+    view.before_fork()
+    assert id(late) in seen and providers._sys_modules_len == len(sys.modules)
 
 
 def _plain_pytest(folder: Path, draws: Path) -> int:
