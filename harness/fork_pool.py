@@ -372,9 +372,12 @@ class ForkPool:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
+        if job.mutant_id in self.spared:  # once: when the mutant runs whole later, it is confirmed
+            self.spared.discard(job.mutant_id)
+            on_verdict(job, verdict)
+            return
         first = self.firsts.setdefault(job.mutant_id, job)  # the job as it first ran
-        confirmation = (None if job.mutant_id in self.spared
-                        else next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0), first))
+        confirmation = next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0), first)
         if confirmation is not None:
             self.confirmed[job.mutant_id] = self.confirmed.get(job.mutant_id, 0) + 1
             pending.append(confirmation)

@@ -220,9 +220,12 @@ def test_a_spare_job_that_times_out_is_not_confirmed(project: Path, tmp_path: Pa
     with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
         spare = _HangingSpare(project)
         pool.baseline_with(spare)
+        # The same mutant run whole afterwards is confirmed as any other.
+        later, sent = _run(pool, replace(_spin_job(project, "pass"), mutant_id="speculative-hang"))
     assert spare.settled == ["speculative-hang"]
     [verdict] = spare.verdicts
     assert verdict.timed_out and LIMIT <= verdict.elapsed < LIMIT * TIMEOUT_CONFIRMATION
+    assert later.timed_out and len(sent) == 2 and later.elapsed >= LIMIT * TIMEOUT_CONFIRMATION
 
 
 def hung(test: str | None, busy: bool = True) -> Verdict:
