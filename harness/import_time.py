@@ -87,6 +87,15 @@ def called_names(tree: ast.AST) -> frozenset[str]:
     return frozenset(_Calls(_ANY, by_attribute=True).of(tree))
 
 
+def called_names_in(data: bytes) -> frozenset[str]:
+    """`called_names` of a file's bytes; none where Python cannot parse them (the run reports
+    its own errors)."""
+    try:
+        return called_names(ast.parse(data))
+    except (SyntaxError, ValueError):
+        return frozenset()
+
+
 class _Anything:
     """A `defined` that holds every name (`called_names` filters by module afterwards)."""
 

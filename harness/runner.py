@@ -6,6 +6,7 @@ verdicts -> run the rest on an executor -> store every outcome as it comes -> Ru
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -23,7 +24,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
-from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names, import_calls, parse_neighbours
+from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names_in, import_calls
 from bugsmith.harness.incremental import scope_of, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
@@ -455,7 +456,7 @@ def _retest(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], opt
 
 
 
-CALLED = "called-names"  # the store's extras: per digest of a file's bytes, its called_names
+CALLED = f"called-names/{CALLS_VERSION}"  # the store's extras: per digest of a file's bytes, its called_names
 
 
 def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[str, str],
@@ -473,15 +474,10 @@ def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[s
         try:
             data = path.read_bytes()
         except OSError:
-            continue  # left out, as parse_neighbours does: the run reports its own errors
-        key = hashlib.sha256(CALLS_VERSION.encode() + b"\0" + data).hexdigest()
-        stored = store.extras_at(CALLED, key)
-        if stored is not None and isinstance(stored.get("names"), list):
-            names[path] = frozenset(stored["names"])
-            continue
-        for tree in parse_neighbours([path]).values():
-            names[path] = called_names(tree)
-            store.put_extra(CALLED, key, {"names": sorted(names[path])})
+            continue  # left out: the run reports its own errors
+        names[path] = store.by_content(CALLED, data, functools.partial(called_names_in, data),
+                                       lambda called: {"names": sorted(called)},
+                                       lambda stored: frozenset(stored["names"]))
     return {
         file: import_calls(text, (called for path, called in names.items() if path != root / file))
         for file, text in sources.items()

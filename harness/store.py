@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bugsmith.errors import BugsmithError, HarnessError
 from bugsmith.harness.config import STORE_DIR, make_state_folder
 from bugsmith.harness.outcome import Outcome, RunResult, TestInfo
 from bugsmith.mutators.mutant import Mutant
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outcomes (key TEXT PRIMARY KEY, mutant_id TEXT, data TEXT);
@@ -263,6 +266,22 @@ class Store:
     # results of later stages (triage, exercises) ---------------------------------------
     def put_extra(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO extras VALUES (?, ?, ?)", (kind, key, json.dumps(data)))
+
+    def by_content(self, kind: str, content: bytes, compute: Callable[[], T],
+                   encode: Callable[[T], dict[str, Any]], decode: Callable[[dict[str, Any]], T]) -> T:
+        """What `compute` gives for `content`, kept in the extras of `kind` by the content's
+        digest (`kind` names a version of what it computes): a stored answer where the same bytes
+        were seen before, else computed now and stored; a garbled entry is a miss."""
+        key = hashlib.sha256(kind.encode() + b"\0" + content).hexdigest()
+        stored = self.extras_at(kind, key)
+        if stored is not None:
+            try:
+                return decode(stored)
+            except (KeyError, TypeError, ValueError):
+                pass
+        found = compute()
+        self.put_extra(kind, key, encode(found))
+        return found
 
     def extras_at(self, kind: str, key: str) -> dict[str, Any] | None:
         """One extra, None if absent or garbled (the extras are caches: a miss is recomputed)."""

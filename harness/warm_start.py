@@ -13,7 +13,7 @@ covering tests cannot save it.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -117,27 +117,16 @@ class Code:
                              support=support, config=self.config, call=self.call)
 
 
-UNITS = "units-of-text"  # the store's extras: per digest of a text, its FileUnits (UNITS_VERSION with it)
-UNITS_VERSION = "1"
+UNITS = "units-of-text/1"  # the store's extras: per digest of a text, its FileUnits
 
 
 def units_of(store: Store, texts: Mapping[str, str]) -> dict[str, FileUnits]:
     """`file_units` of each text, from the store where it split the same text before: a warm
     run's coordinator computes it for its sources and the last run's before it starts the
     workers, and an unchanged file must not cost its whole syntax tree walked again."""
-    found: dict[str, FileUnits] = {}
-    for file, text in texts.items():
-        key = hashlib.sha256(f"{UNITS_VERSION}\0{text}".encode()).hexdigest()
-        stored = store.extras_at(UNITS, key)
-        if stored is not None:
-            try:
-                found[file] = FileUnits.from_dict(stored)
-                continue
-            except (KeyError, TypeError, ValueError):
-                pass  # a garbled entry is a miss
-        found[file] = file_units(text)
-        store.put_extra(UNITS, key, found[file].to_dict())
-    return found
+    return {file: store.by_content(UNITS, text.encode(), functools.partial(file_units, text),
+                                   FileUnits.to_dict, FileUnits.from_dict)
+            for file, text in texts.items()}
 
 
 def describe_code(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str],
