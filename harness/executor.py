@@ -41,8 +41,12 @@ TIMEOUT_CONFIRMATION = 2.0
 # hung last, before it stands as a timeout.
 MAX_CONFIRMATIONS = 3
 # A process that ran out of time and used at least this share of it on the CPU was busy (a loop),
-# not starved: its confirmation may keep the other tests' own limits (confirm_timeout).
-HAD_THE_CPU = 0.8
+# not asleep nor starved: its confirmation may keep the other tests' short first-run limits
+# (confirm_timeout). Not a verdict's threshold, a cost's: a process called busy that was starved
+# costs at most the confirmations' probes before the last one gives every test the longer limit,
+# while a loop called starved re-runs every test at the longer limit at once. A probe's run is
+# short, so the machine's other work takes a visible share of it: 0.73-0.79 at load 1-2.
+HAD_THE_CPU = 0.5
 
 
 class Executor(Protocol):
@@ -166,13 +170,15 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     another is killed whichever of the two its first order put first (plain pytest, given the
     time, reports the failure too).
 
-    When the process had the CPU (`had_the_cpu`), the tests not yet seen to hang keep their own
-    limits: one that hangs too costs what the first run gave it, and is moved to the end, at the
-    longer limit, by the next confirmation. After a starved run, and in the last confirmation
-    (MAX_CONFIRMATIONS), every test gets the longer limit: a timeout stands only on a test that
-    ran past it, so a starved process or a test the mutant only slows down is never a hang."""
+    When the process had the CPU (`had_the_cpu`), the tests not yet seen to hang keep the short
+    limit of a first run (`Job.probes`): one that hangs too costs no more than that, and is moved
+    to the end, at the longer limit, by the next confirmation. After a starved run, and in the
+    last confirmation (MAX_CONFIRMATIONS), every test gets the longer limit: a timeout stands
+    only on a test that ran past it, so a starved process or a test the mutant only slows down
+    is never a hang."""
     first = first or job
     own = dict(zip(first.tests, first.limits, strict=True)) if len(first.limits) == len(first.tests) else {}
+    probe = dict(zip(first.tests, first.probes, strict=True)) if len(first.probes) == len(first.tests) else own
     tests, limits = job.tests, job.limits
     stuck = None if verdict is None else verdict.running
     if stuck in tests and len(limits) == len(tests) and set(tests) <= own.keys():
@@ -180,10 +186,11 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
         tests = tests[:position] + tests[position + 1:] + (stuck,)
         moved = set(tests[len(tests) - done - 1:])  # this one and those earlier confirmations moved
         every = done + 1 >= MAX_CONFIRMATIONS or verdict is None or not had_the_cpu(verdict)
-        limits = tuple(own[test] * (TIMEOUT_CONFIRMATION if every or test in moved else 1.0) for test in tests)
+        limits = tuple(own[test] * TIMEOUT_CONFIRMATION if every or test in moved else probe[test]
+                       for test in tests)
     elif not done:  # stopped outside any test (the import, the collection): everything, once
         limits = tuple(limit * TIMEOUT_CONFIRMATION for limit in limits)
-    return replace(job, tests=tests, limits=limits, timeout=first.timeout * TIMEOUT_CONFIRMATION)
+    return replace(job, tests=tests, limits=limits, probes=(), timeout=first.timeout * TIMEOUT_CONFIRMATION)
 
 
 def next_confirmation(job: Job, verdict: Verdict, done: int, first: Job | None = None) -> Job | None:

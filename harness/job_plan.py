@@ -125,6 +125,23 @@ def per_test_limits(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], facto
     return tuple(factor * by_id[test].duration + base for test in tests)
 
 
+# What a test's first run gets beyond `factor x` its baseline time, in place of the limit's base
+# (a second or so): a probe that runs past it is not judged, only moved to the end and re-run
+# (harness.executor.confirm_timeout), so a genuine hang costs this instead of a whole limit
+# before the confirmations, while the verdict still needs a run past twice the limit.
+PROBE_BASE = 0.25
+
+
+def timed(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], options: RunOptions) -> Job:
+    """`job` running `tests` in that order, with the whole-job limit, each test's own limit and
+    the shorter limit each test's first run gets (`PROBE_BASE`)."""
+    factor, base = options.timeout_factor, options.timeout_base
+    return dataclasses.replace(
+        job, tests=tests, timeout=time_limit(tests, by_id, factor, base),
+        limits=per_test_limits(tests, by_id, factor, base),
+        probes=per_test_limits(tests, by_id, factor, min(base, PROBE_BASE)))
+
+
 # Seconds the forked child spends around one test beyond the test's own baseline time (pytest's
 # runtest hooks, the result's note through the pipe): what running one more cheap test costs.
 PER_TEST_OVERHEAD = 0.001
@@ -183,7 +200,7 @@ def mutant_job(mutant: Mutant, options: RunOptions, source: str, tests: tuple[st
                by_id: Mapping[str, TestInfo], ranges: Ranges) -> Job:
     """The job that runs `tests` (fastest first) against `mutant`, activated from memory."""
     mutated = mutant.apply(source)
-    return Job(
+    job = Job(
         mutant_id=mutant.id,
         module=mutant.module,
         path=str((options.root / mutant.file).resolve()),
@@ -191,9 +208,9 @@ def mutant_job(mutant: Mutant, options: RunOptions, source: str, tests: tuple[st
         source=mutated,
         unit=mutated_unit(mutant, source, mutated, ranges) if mutant.function else "",
         tests=tests,
-        timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
-        limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base),
+        timeout=0.0,
     )
+    return timed(job, tests, by_id, options)
 
 
 def function_texts(source: str) -> dict[str, str]:

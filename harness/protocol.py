@@ -84,6 +84,9 @@ class Job:
     timeout: float
     stop_on_failure: bool = True  # False: run every test, e.g. to validate an exercise
     limits: tuple[float, ...] = ()  # per-test time limits, in test order (else `timeout`)
+    # Shorter per-test limits for the job's first run, in place of `limits` (harness.job_plan
+    # PROBE_BASE); its confirmations (harness.executor) set `limits` and no probes.
+    probes: tuple[float, ...] = ()
     extra: tuple[Patch, ...] = ()  # more mutated functions activated together (K bugs)
     task: Task | None = None  # other work than the tests: a baseline chunk, a triage probe
     unit: str = ""  # the mutated top-level statement alone, at its lines (harness.units)
@@ -93,6 +96,11 @@ class Job:
         """A job that runs `tests` on the original code (a control run)."""
         return cls(mutant_id=mutant_id, module="", path="", function=None, source="",
                    tests=tests, timeout=timeout)
+
+    @property
+    def enforced(self) -> tuple[float, ...]:
+        """The per-test limits this run of the job is held to, in test order (empty: `timeout`)."""
+        return self.probes or self.limits
 
     @property
     def patches(self) -> tuple[Patch, ...]:
@@ -109,6 +117,7 @@ class Job:
     def from_dict(cls, data: Mapping[str, Any]) -> Job:
         task = data.get("task")
         return cls(**{**data, "tests": tuple(data["tests"]), "limits": tuple(data.get("limits", ())),
+                      "probes": tuple(data.get("probes", ())),
                       "extra": tuple(Patch.from_dict(p) for p in data.get("extra", ())),
                       "task": None if task is None else task_from_dict(task)})
 

@@ -35,10 +35,9 @@ from bugsmith.harness.job_plan import (
     file_hash,
     function_texts,
     mutant_job,
-    per_test_limits,
     site_key,
     span_lines,
-    time_limit,
+    timed,
 )
 from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
@@ -432,8 +431,7 @@ class KillOrder:
             tests = (killer, *(test for test in tests if test != killer))
         if tests == job.tests:
             return job
-        limits = per_test_limits(tests, self.by_id, self.options.timeout_factor, self.options.timeout_base)
-        return replace(job, tests=tests, limits=limits)
+        return timed(job, tests, self.by_id, self.options)
 
 
 def _run_jobs(executors: Executors, jobs: list[Job], baseline: Baseline, options: RunOptions,
@@ -451,8 +449,7 @@ def _run_jobs(executors: Executors, jobs: list[Job], baseline: Baseline, options
 
 
 def _retest(job: Job, tests: tuple[str, ...], by_id: Mapping[str, TestInfo], options: RunOptions) -> Job:
-    return replace(job, tests=tests, timeout=time_limit(tests, by_id, options.timeout_factor, options.timeout_base),
-                   limits=per_test_limits(tests, by_id, options.timeout_factor, options.timeout_base))
+    return timed(job, tests, by_id, options)
 
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.import_time import ImportCalls
-from bugsmith.harness.job_plan import Statements, mutant_job, per_test_limits, site_lines, time_limit
+from bugsmith.harness.job_plan import Statements, mutant_job, site_lines, timed
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.protocol import Job, TestResult, Verdict
 from bugsmith.harness.tasks import Coverage
@@ -143,11 +143,7 @@ class Speculation:
                 decided.append((job, verdict))
                 continue
             self._whole[job.mutant_id] = (job, ran)
-            options = self._options
-            left.append(replace(job, tests=remaining,
-                                timeout=time_limit(remaining, by_id, options.timeout_factor, options.timeout_base),
-                                limits=per_test_limits(remaining, by_id, options.timeout_factor,
-                                                       options.timeout_base)))
+            left.append(timed(job, remaining, by_id, self._options))
         return decided, left
 
     def whole(self, job: Job, verdict: Verdict) -> tuple[Job, Verdict]:

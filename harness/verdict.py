@@ -76,8 +76,8 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
 
 def _timeout_detail(job: Job, verdict: Verdict) -> str:
     """Which test ran out of time, and its limit (per test when the job has per-test limits)."""
-    if verdict.running in job.tests and len(job.limits) == len(job.tests):
-        limit = job.limits[job.tests.index(verdict.running)]
+    if verdict.running in job.tests and len(job.enforced) == len(job.tests):
+        limit = job.enforced[job.tests.index(verdict.running)]
         return f"{verdict.running} ran past its limit of {limit:.1f} s"
     return f"no verdict within {job.timeout:.1f} s"
 

@@ -51,7 +51,7 @@ class Watchdog:
     faulthandler's "Timeout" line after it tells the parent why the verdict never came."""
 
     def __init__(self, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> None:
-        limits = job.limits if len(job.limits) == len(job.tests) else (job.timeout,) * len(job.tests)
+        limits = job.enforced if len(job.enforced) == len(job.tests) else (job.timeout,) * len(job.tests)
         self.limits = dict(zip(job.tests, limits))
         self.stream = stream
         if collect_limit:

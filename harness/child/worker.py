@@ -283,7 +283,7 @@ def _read_messages(fd: int, started: float, job: Job) -> tuple[list[Verdict | No
     With per-test limits, the clock restarts at each finished test: a mutant that loops in
     its first (fastest) test is stopped after that test's limit, not after the whole list's.
     """
-    limits = job.limits or (job.timeout,)
+    limits = job.enforced or (job.timeout,)
     deadline = started + limits[0]
     finished = 0
     buffer = b""

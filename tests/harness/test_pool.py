@@ -73,6 +73,32 @@ def test_a_mutant_that_only_slows_a_test_down_is_not_a_timeout(project: Path, tm
 
 
 @pytest.mark.slow
+def test_a_first_run_stops_at_its_probe_and_a_test_only_slowed_down_still_passes(project: Path,
+                                                                                   tmp_path: Path) -> None:
+    """A first run holds each test to its probe (`Job.probes`), far shorter than its limit: a
+    loop costs the probe, not the limit, before its confirmations. A mutant that keeps the
+    test busy past the probe but well within the limit is re-run at the longer limit and
+    passes, as under plain pytest: the probe decides no verdict."""
+    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n",
+                        "    import time\n    until = time.monotonic() + 0.5\n    while time.monotonic() < until:\n"
+                        "        pass\n    return n\n")
+    assert slow != CALC
+    path = str(project / "calcpkg" / "calc.py")
+    job = Job(mutant_id="slow", module="calcpkg.calc", path=path, function="spin", source=slow,
+              tests=(SPIN_TEST,), timeout=1.0, limits=(1.0,), probes=(0.2,))
+    spin = replace(_spin_job(project, "pass"), probes=(0.2,))
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        verdict, sent = _run(pool, job)
+        first: list[Verdict] = []
+        pool.run([replace(spin, mutant_id="spin-once")], lambda _, v: first.append(v))
+    assert [job.enforced for job in sent] == [(0.2,), (1.0 * TIMEOUT_CONFIRMATION,)]
+    assert not verdict.timed_out and [r.outcome for r in verdict.results] == ["passed"]
+    [hang] = first
+    assert hang.timed_out and hang.elapsed >= LIMIT * TIMEOUT_CONFIRMATION  # it stands on the longer limit
+    assert pool.confirmed["spin-once"] == 1  # the probe's timeout was confirmed, never judged
+
+
+@pytest.mark.slow
 def test_a_confirmation_keeps_the_order_it_was_given_whatever_prepare_says(project: Path, tmp_path: Path) -> None:
     """A mutant that hangs test_spin and fails test_spin_zero, under a `prepare` (the adaptive
     order) that puts test_spin first: the confirmation runs test_spin last, so test_spin_zero
@@ -252,6 +278,27 @@ def test_a_confirmation_runs_the_test_that_ran_past_its_limit_last() -> None:
     assert unplaced.tests == job.tests and unplaced.limits == (2.0, 4.0, 6.0)
 
 
+def test_the_tests_not_seen_to_hang_keep_their_probes_until_the_last_confirmation() -> None:
+    """A job that ran its probes (short first-run limits) first: after a busy timeout the test
+    that hung goes to the end at twice its own limit, the others keep their probes; after a
+    starved run, or in the last confirmation, every test gets twice its own limit. A
+    confirmation carries no probes: what it sets is what it is held to."""
+    job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
+              tests=("fast", "slow", "other"), timeout=6.0, limits=(1.0, 2.0, 3.0), probes=(0.25, 1.25, 2.25))
+    assert job.enforced == job.probes
+    confirmation = confirm_timeout(job, hung("slow"))
+    assert confirmation.tests == ("fast", "other", "slow")
+    assert confirmation.limits == (0.25, 2.25, 2.0 * TIMEOUT_CONFIRMATION)
+    assert confirmation.probes == () and confirmation.enforced == confirmation.limits
+    starved = confirm_timeout(job, hung("slow", busy=False))
+    assert starved.enforced == tuple(limit * TIMEOUT_CONFIRMATION for limit in (1.0, 3.0, 2.0))
+    second = next_confirmation(confirmation, hung("fast"), 1, job)
+    assert second is not None and second.limits == (2.25, 4.0, 2.0)
+    last = next_confirmation(second, hung("other"), MAX_CONFIRMATIONS - 1, job)
+    assert last is not None and last.tests == ("slow", "fast", "other")
+    assert last.limits == (4.0, 2.0, 6.0)  # every test at twice its own limit
+
+
 def test_a_mutant_that_hangs_several_tests_is_confirmed_until_every_other_test_ran() -> None:
     """Each confirmation moves the test it hung in to the end at the longer limit; it stands as
     a timeout when it hangs in a test already moved (every other test passed), or after
@@ -274,7 +321,9 @@ def test_a_mutant_that_hangs_several_tests_is_confirmed_until_every_other_test_r
 
 @pytest.mark.parametrize("tests", [1, 2, 4, 9])
 @pytest.mark.parametrize("busy", [True, False])
-def test_a_timeout_stands_only_on_a_test_that_ran_past_the_longer_limit(tests: int, busy: bool) -> None:
+@pytest.mark.parametrize("probe", [None, 0.25])
+def test_a_timeout_stands_only_on_a_test_that_ran_past_the_longer_limit(tests: int, busy: bool,
+                                                                         probe: float | None) -> None:
     """Whichever tests a mutant hangs, busy or starved: the test a timeout stands on had
     TIMEOUT_CONFIRMATION x its own limit (a starved process, a test only slowed down, gets the
     longer wait), every test before it in that run is one the mutant did not hang (it passed,
@@ -283,16 +332,17 @@ def test_a_timeout_stands_only_on_a_test_that_ran_past_the_longer_limit(tests: i
     names = tuple(f"t{i}" for i in range(tests))
     own = {name: 1.0 + i for i, name in enumerate(names)}
     start = Job(mutant_id="m", module="calc", path="calc.py", function="f", source="", tests=names,
-                timeout=sum(own.values()), limits=tuple(own.values()))
+                timeout=sum(own.values()), limits=tuple(own.values()),
+                probes=() if probe is None else tuple(limit - 1.0 + probe for limit in own.values()))
     for hangs in _hang_sets(names):
         job, done, runs = start, 0, 1
         stuck = next(test for test in job.tests if test in hangs)
         while (confirmation := next_confirmation(job, hung(stuck, busy), done, start)) is not None:
             job, done, runs = confirmation, done + 1, runs + 1
-            assert all(limit <= own[test] * TIMEOUT_CONFIRMATION for test, limit in zip(job.tests, job.limits))
+            assert all(limit <= own[test] * TIMEOUT_CONFIRMATION for test, limit in zip(job.tests, job.enforced))
             stuck = next(test for test in job.tests if test in hangs)
         assert runs <= 1 + MAX_CONFIRMATIONS
-        assert job.limits[job.tests.index(stuck)] == own[stuck] * TIMEOUT_CONFIRMATION, (hangs, job)
+        assert job.enforced[job.tests.index(stuck)] == own[stuck] * TIMEOUT_CONFIRMATION, (hangs, job)
         assert set(job.tests[:job.tests.index(stuck)]).isdisjoint(hangs) or runs == 1 + MAX_CONFIRMATIONS
 
 
@@ -303,16 +353,18 @@ def _hang_sets(names: tuple[str, ...]) -> list[frozenset[str]]:
 
 
 @pytest.mark.parametrize(("busy", "longer"), [(True, 1), (False, MAX_CONFIRMATIONS)])
-def test_a_busy_hang_in_every_test_waits_the_longer_limit_once(busy: bool, longer: int) -> None:
+@pytest.mark.parametrize("probe", [1.0, 0.25])
+def test_a_busy_hang_in_every_test_waits_the_longer_limit_once(busy: bool, longer: int, probe: float) -> None:
     """A mutant that hangs every covering test in a loop (the process had the CPU): the first
-    run and the first two confirmations each stop in a test at its own limit, only the last at
-    the longer one. A starved process gets the longer limit in every confirmation."""
+    run and the first two confirmations each stop in a test at its probe (a job without probes:
+    its own limit), only the last at the longer one. A starved process gets the longer limit
+    in every confirmation."""
     names = tuple(f"t{i}" for i in range(27))
     job = start = Job(mutant_id="m", module="calc", path="calc.py", function="f", source="", tests=names,
-                      timeout=27.0, limits=(1.0,) * 27)
-    waited, done = 1.0, 0
+                      timeout=27.0, limits=(1.0,) * 27, probes=() if probe == 1.0 else (probe,) * 27)
+    waited, done = job.enforced[0], 0
     while (confirmation := next_confirmation(job, hung(job.tests[0], busy), done, start)) is not None:
         job, done = confirmation, done + 1
-        waited += job.limits[0]
+        waited += job.enforced[0]
     assert done == MAX_CONFIRMATIONS
-    assert waited == 1.0 + (MAX_CONFIRMATIONS - longer) * 1.0 + longer * TIMEOUT_CONFIRMATION
+    assert waited == probe + (MAX_CONFIRMATIONS - longer) * probe + longer * TIMEOUT_CONFIRMATION
