@@ -40,12 +40,12 @@ TIMEOUT_CONFIRMATION = 2.0
 # A mutant that hangs several tests is re-run at most this many times, each time with the test it
 # hung last, before it stands as a timeout.
 MAX_CONFIRMATIONS = 3
-# A process that ran out of time and used at least this share of it on the CPU was busy (a loop),
-# not asleep nor starved: its confirmation may keep the other tests' short first-run limits
-# (confirm_timeout). Not a verdict's threshold, a cost's: a process called busy that was starved
-# costs at most the confirmations' probes before the last one gives every test the longer limit,
-# while a loop called starved re-runs every test at the longer limit at once. A probe's run is
-# short, so the machine's other work takes a visible share of it: 0.73-0.79 at load 1-2.
+# A process that ran out of time and used at least this share of it on the CPU (less the time it
+# waited for a core) was busy (a loop), not asleep: its confirmation may keep the other tests'
+# short first-run limits (confirm_timeout). Not a verdict's threshold, a cost's: a process
+# called busy that was not costs at most the confirmations' probes before the last one gives
+# every test the longer limit, while a loop called asleep re-runs every test at the longer
+# limit at once.
 HAD_THE_CPU = 0.5
 
 
@@ -158,9 +158,10 @@ def executor_factory(kind: str, scheduler: str | None = None) -> ExecutorFactory
 
 
 def had_the_cpu(verdict: Verdict) -> bool:
-    """Whether the process that ran out of time ran for (nearly) all of it: a busy loop, not a
-    process starved on a loaded machine or one that sleeps. Unknown counts as starved."""
-    return verdict.cpu is not None and verdict.cpu >= HAD_THE_CPU * verdict.elapsed
+    """Whether the process that ran out of time ran for (nearly) all of it, of the time it was
+    not kept waiting for a core (`Verdict.waited`, on a loaded machine): a busy loop, not a
+    process that sleeps or one starved where the waits are unknown. Unknown counts as starved."""
+    return verdict.cpu is not None and verdict.cpu >= HAD_THE_CPU * (verdict.elapsed - verdict.waited)
 
 
 def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, first: Job | None = None) -> Job:

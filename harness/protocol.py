@@ -135,6 +135,7 @@ class Verdict:
     died: str | None = None  # how the process ended without reporting, if it did
     elapsed: float = 0.0
     cpu: float | None = None  # CPU seconds the test process used, where the OS tells
+    waited: float = 0.0  # of `elapsed`, seconds it was ready to run but had no core (a loaded machine)
     fresh_import: bool = False
     findings: Findings | None = None  # what the job's task found
 

@@ -44,6 +44,7 @@ from bugsmith.harness.child.session import (
     protocol_streams,
     suite_arguments,
 )
+from bugsmith.harness.child.test_clock import TestClock, waited
 from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output
 from bugsmith.harness.protocol import (
     FRESH_IMPORT_ALLOWANCE,
@@ -160,8 +161,9 @@ class ForkServer(CollectErrors):
             finally:
                 os._exit(0)
         os.close(write_end)
-        messages, timed_out = _read_messages(read_end, started, job)
+        messages, timed_out = _read_messages(read_end, started, job, pid)
         os.close(read_end)
+        lost = waited(pid)  # before the kill: the kernel forgets a process that is reaped
         _kill_group(pid)
         _, status, usage = os.wait4(pid, 0)
         reaper.kill_descendants(self.own)  # what the job started in sessions of its own
@@ -169,7 +171,7 @@ class ForkServer(CollectErrors):
         cpu = usage.ru_utime + usage.ru_stime
         final = next((m for m in messages if isinstance(m, Verdict)), None)
         if final is not None and not timed_out:
-            return replace(final, elapsed=elapsed, cpu=cpu)
+            return replace(final, elapsed=elapsed, cpu=cpu, waited=lost or 0.0)
         results = tuple(m.result for m in messages if isinstance(m, Note) and m.result is not None)
         return Verdict(
             mutant_id=job.mutant_id,
@@ -179,6 +181,7 @@ class ForkServer(CollectErrors):
             died=None if timed_out else _how_it_ended(status),
             elapsed=elapsed,
             cpu=cpu,
+            waited=lost or 0.0,
         )
 
     def _child(self, job: Job, fd: int) -> None:
@@ -277,24 +280,28 @@ def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) 
     return verdict_of_output(job, completed.stdout, completed.returncode, fresh_import=True)
 
 
-def _read_messages(fd: int, started: float, job: Job) -> tuple[list[Verdict | Note], bool]:
+def _read_messages(fd: int, started: float, job: Job, pid: int) -> tuple[list[Verdict | Note], bool]:
     """Read the child's messages until it closes the pipe or its time is up.
 
     With per-test limits, the clock restarts at each finished test: a mutant that loops in
     its first (fastest) test is stopped after that test's limit, not after the whole list's.
+    A limit counts the child's CPU seconds (harness.child.test_clock): a child starved on a
+    loaded machine gets the time it is owed.
     """
     limits = job.enforced or (job.timeout,)
-    deadline = started + limits[0]
+    clock = TestClock(pid)
+    deadline = clock.start(limits[0], started)
     finished = 0
     buffer = b""
     messages: list[Verdict | Note] = []
     while True:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return messages, True
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            return messages, True
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            later = clock.due()
+            if later is None:
+                return messages, True
+            deadline = later
+            continue
         chunk = os.read(fd, 65536)
         if not chunk:
             return messages, False
@@ -304,10 +311,11 @@ def _read_messages(fd: int, started: float, job: Job) -> tuple[list[Verdict | No
             message = child_message(json.loads(line))
             if isinstance(message, Note):
                 deadline += message.extend
+                clock.extend(message.extend)
                 if message.result is not None:
                     finished += 1
                     if finished < len(limits):
-                        deadline = time.monotonic() + limits[finished]
+                        deadline = clock.start(limits[finished])
             messages.append(message)
 
 

@@ -19,6 +19,9 @@ from bugsmith.harness.tasks import CoverageTask
 
 LIMIT = 0.6
 SPIN_TEST = "tests/test_calc.py::test_spin"
+# `spin`'s body, busy for `seconds` of the process's CPU time, then right.
+_BUSY = ("    import time\n    until = time.process_time() + {seconds}\n    while time.process_time() < until:\n"
+         "        pass\n    return n\n")
 
 
 def _setup(root: Path) -> WorkerSetup:
@@ -58,11 +61,10 @@ def test_every_timeout_is_confirmed_once_at_the_longer_limit(project: Path, tmp_
 
 @pytest.mark.slow
 def test_a_mutant_that_only_slows_a_test_down_is_not_a_timeout(project: Path, tmp_path: Path) -> None:
-    """Busy for 1.4 s of wall time, then right: past the first limit (1 s), within the second
-    (2 s). Plain pytest passes it, and so does the pool: the verdict is the test's own."""
-    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n",
-                        "    import time\n    until = time.monotonic() + 1.4\n    while time.monotonic() < until:\n"
-                        "        pass\n    return n\n")
+    """Busy for 1.4 CPU-seconds, then right: past the first limit (1 s), within the second
+    (2 s). Plain pytest passes it, and so does the pool: the verdict is the test's own. (Limits
+    count the child's CPU time, harness.child.test_clock: so does the mutant.)"""
+    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n", _BUSY.format(seconds=1.4))
     assert slow != CALC
     job = Job(mutant_id="slow", module="calcpkg.calc", path=str(project / "calcpkg" / "calc.py"),
               function="spin", source=slow, tests=(SPIN_TEST,), timeout=1.0, limits=(1.0,))
@@ -77,11 +79,9 @@ def test_a_first_run_stops_at_its_probe_and_a_test_only_slowed_down_still_passes
                                                                                    tmp_path: Path) -> None:
     """A first run holds each test to its probe (`Job.probes`), far shorter than its limit: a
     loop costs the probe, not the limit, before its confirmations. A mutant that keeps the
-    test busy past the probe but well within the limit is re-run at the longer limit and
-    passes, as under plain pytest: the probe decides no verdict."""
-    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n",
-                        "    import time\n    until = time.monotonic() + 0.5\n    while time.monotonic() < until:\n"
-                        "        pass\n    return n\n")
+    test busy (0.5 CPU-s) past the probe but well within the limit is re-run at the longer
+    limit and passes, as under plain pytest: the probe decides no verdict."""
+    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n", _BUSY.format(seconds=0.5))
     assert slow != CALC
     path = str(project / "calcpkg" / "calc.py")
     job = Job(mutant_id="slow", module="calcpkg.calc", path=path, function="spin", source=slow,
@@ -250,7 +250,8 @@ def test_a_spare_job_that_times_out_is_not_confirmed(project: Path, tmp_path: Pa
         later, sent = _run(pool, replace(_spin_job(project, "pass"), mutant_id="speculative-hang"))
     assert spare.settled == ["speculative-hang"]
     [verdict] = spare.verdicts
-    assert verdict.timed_out and LIMIT <= verdict.elapsed < LIMIT * TIMEOUT_CONFIRMATION
+    # the time it had, less what it waited for a core (harness.child.test_clock), was its own limit
+    assert verdict.timed_out and 0.9 * LIMIT <= verdict.elapsed - verdict.waited < LIMIT * TIMEOUT_CONFIRMATION
     assert later.timed_out and len(sent) == 2 and later.elapsed >= LIMIT * TIMEOUT_CONFIRMATION
 
 
@@ -292,6 +293,10 @@ def test_the_tests_not_seen_to_hang_keep_their_probes_until_the_last_confirmatio
     assert confirmation.probes == () and confirmation.enforced == confirmation.limits
     starved = confirm_timeout(job, hung("slow", busy=False))
     assert starved.enforced == tuple(limit * TIMEOUT_CONFIRMATION for limit in (1.0, 3.0, 2.0))
+    # a loop on a loaded machine: half its time waiting for a core, all the rest on the CPU
+    loaded = Verdict(mutant_id="m", timed_out=True, running="slow", elapsed=2.0, cpu=0.95, waited=1.0)
+    assert confirm_timeout(job, loaded).limits == confirmation.limits
+    assert Verdict.from_dict(loaded.to_dict()) == loaded
     second = next_confirmation(confirmation, hung("fast"), 1, job)
     assert second is not None and second.limits == (2.25, 4.0, 2.0)
     last = next_confirmation(second, hung("other"), MAX_CONFIRMATIONS - 1, job)

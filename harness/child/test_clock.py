@@ -1,0 +1,84 @@
+"""When a test running in a forked child has had its time: the wall clock, less the time the
+child spent ready to run but waiting for a core.
+
+A test's limit comes from its baseline time. On a loaded machine a child gets a share of a
+core, and the wall clock alone stops a test that has had half its time or less: a mutant that
+only makes a test slower, or none at all, looks like a hang, and the verdict depends on what
+else the machine was doing. The kernel counts, for each task, the time it spent runnable on a
+run queue without the CPU (/proc/PID/schedstat, second field). So when the wall clock says a
+test's time is up, the worker gives the test back what it lost that way since it began. A
+test that sleeps or waits (a lock, a pipe, `time.sleep`) loses nothing: its time is the wall
+clock's, as under plain pytest. Of the processes the child started (a fresh interpreter, a
+subprocess), the one that waited longest counts.
+
+Where the kernel does not tell (another OS, no scheduler statistics), the wall clock alone
+decides, as before; and no test runs past STRETCH times its limit, however loaded the machine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bugsmith.harness.child.reaper import descendants
+
+# No test runs longer than this many times its limit by the wall clock: a child that gets a
+# fifth of a core (a load of ten on two cores) still has its whole limit.
+STRETCH = 5.0
+# Time is up when less than this share of the limit is still owed: the check's own delay is
+# not worth another wait.
+SLACK = 0.05
+
+
+def waited(pid: int) -> float | None:
+    """Seconds `pid`'s main thread spent runnable but without a CPU, or None where the kernel
+    does not tell."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@dataclass(slots=True)
+class TestClock:
+    """The running test's deadline in one child: `start` it at each test, `extend` it when the
+    child asks for more (an import), and ask `due` when the wall clock says the time is up."""
+
+    pid: int
+    limit: float = 0.0
+    wall: float = 0.0  # when the test began, time.monotonic()
+    before: dict[int, float] = field(default_factory=dict)  # `waited` of each process then
+
+    __test__ = False  # not a pytest test class
+
+    def start(self, limit: float, now: float | None = None) -> float:
+        """A new test with `limit` seconds: its first wall-clock deadline."""
+        self.limit, self.wall = limit, time.monotonic() if now is None else now
+        self.before = self._waits()
+        return self.wall + limit
+
+    def extend(self, seconds: float) -> None:
+        self.limit += seconds
+
+    def due(self) -> float | None:
+        """None when the test has had its time; else the next wall-clock deadline: when it will
+        have had its limit with what it lost waiting for a core given back, never past STRETCH
+        x its limit from its start."""
+        now = time.monotonic()
+        if self.pid not in self.before:
+            return None
+        lost = max((wait - self.before.get(pid, 0.0) for pid, wait in self._waits().items()), default=0.0)
+        owed = self.limit - (now - self.wall - lost)
+        if owed <= SLACK * self.limit:
+            return None
+        backstop = self.wall + STRETCH * self.limit
+        return None if now >= backstop else min(now + owed, backstop)
+
+    def _waits(self) -> dict[int, float]:
+        found = {}
+        for pid in (self.pid, *descendants(self.pid)):
+            wait = waited(pid)
+            if wait is not None:
+                found[pid] = wait
+        return found
