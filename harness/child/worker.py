@@ -285,8 +285,8 @@ def _read_messages(fd: int, started: float, job: Job, pid: int) -> tuple[list[Ve
 
     With per-test limits, the clock restarts at each finished test: a mutant that loops in
     its first (fastest) test is stopped after that test's limit, not after the whole list's.
-    A limit counts the child's CPU seconds (harness.child.test_clock): a child starved on a
-    loaded machine gets the time it is owed.
+    A limit leaves out the time the child waited for a core (harness.child.test_clock): a child
+    starved on a loaded machine gets the time it is owed.
     """
     limits = job.enforced or (job.timeout,)
     clock = TestClock(pid)
