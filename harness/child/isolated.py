@@ -9,7 +9,6 @@ writes one Verdict line.
 
 from __future__ import annotations
 
-import faulthandler
 import sys
 from typing import Any, BinaryIO
 
@@ -26,6 +25,7 @@ from bugsmith.harness.child.session import (
     limit_memory,
     protocol_streams,
 )
+from bugsmith.harness.child.test_clock import OwnClock
 from bugsmith.harness.interpreter import FreshRequest
 from bugsmith.harness.protocol import Job, Note, Verdict, WorkerSetup, receive, send
 
@@ -48,28 +48,30 @@ class Watchdog:
     """Ends this interpreter when a test runs past its limit, even in C code that holds the GIL
     (faulthandler's timer is a C thread), or when start-up and collection (which import the
     mutant) run past `collect_limit`. It first names the test on the protocol stream, and
-    faulthandler's "Timeout" line after it tells the parent why the verdict never came."""
+    faulthandler's "Timeout" line after it tells the parent why the verdict never came. A
+    test's limit leaves out the time this process waited for a core (harness.child.test_clock)."""
 
     def __init__(self, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> None:
         limits = job.enforced if len(job.enforced) == len(job.tests) else (job.timeout,) * len(job.tests)
         self.limits = dict(zip(job.tests, limits))
         self.stream = stream
+        self.clock = OwnClock(stream)
         if collect_limit:
-            faulthandler.dump_traceback_later(collect_limit, exit=True, file=stream)
+            self.clock.arm(collect_limit)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        faulthandler.cancel_dump_traceback_later()
+        self.clock.disarm()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
         limit = self.limits.get(item.nodeid)
         if limit:
             send(self.stream, Note(running=item.nodeid))
-            faulthandler.dump_traceback_later(limit, exit=True, file=self.stream)
+            self.clock.arm(limit)
         try:
             yield
         finally:
-            faulthandler.cancel_dump_traceback_later()
+            self.clock.disarm()
 
 
 def test_files(tests: tuple[str, ...]) -> list[str]:

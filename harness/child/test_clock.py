@@ -17,8 +17,12 @@ decides, as before; and no test runs past STRETCH times its limit, however loade
 
 from __future__ import annotations
 
+import faulthandler
+import os
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from bugsmith.harness.child.reaper import descendants
 
@@ -61,11 +65,11 @@ class TestClock:
     def extend(self, seconds: float) -> None:
         self.limit += seconds
 
-    def due(self) -> float | None:
-        """None when the test has had its time; else the next wall-clock deadline: when it will
-        have had its limit with what it lost waiting for a core given back, never past STRETCH
-        x its limit from its start."""
-        now = time.monotonic()
+    def due(self, at: float | None = None) -> float | None:
+        """None when the test has had its time (by `at`, a moment a little ahead; default now);
+        else the next wall-clock deadline: when it will have had its limit with what it lost
+        waiting for a core given back, never past STRETCH x its limit from its start."""
+        now = time.monotonic() if at is None else at
         if self.pid not in self.before:
             return None
         lost = max((wait - self.before.get(pid, 0.0) for pid, wait in self._waits().items()), default=0.0)
@@ -82,3 +86,52 @@ class TestClock:
             if wait is not None:
                 found[pid] = wait
         return found
+
+
+# How long before faulthandler's deadline the watcher checks the waits: enough for a thread
+# that needs the GIL back from a test running Python code (a switch every 5 ms).
+_EARLY = 0.1
+
+
+class OwnClock:
+    """The same clock inside a fresh interpreter, which stops itself: faulthandler's timer (a C
+    thread, so that a test holding the GIL in C code is stopped too) is armed at the limit, and
+    a watcher thread moves it later just before it fires by what the process waited for a core.
+    When a test holds the GIL the watcher cannot run, and the timer fires at the limit, as it
+    did before."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.clock = TestClock(os.getpid())
+        self.deadline: float | None = None
+        self.changed = threading.Condition()
+        threading.Thread(target=self._watch, name="bugsmith-test-clock", daemon=True).start()
+
+    def arm(self, limit: float) -> None:
+        with self.changed:
+            self.deadline = self.clock.start(limit)
+            faulthandler.dump_traceback_later(limit, exit=True, file=self.stream)
+            self.changed.notify()
+
+    def disarm(self) -> None:
+        with self.changed:
+            faulthandler.cancel_dump_traceback_later()
+            self.deadline = None
+            self.changed.notify()
+
+    def _watch(self) -> None:
+        with self.changed:
+            while True:
+                if self.deadline is None:
+                    self.changed.wait()
+                    continue
+                early = self.deadline - _EARLY - time.monotonic()
+                if early > 0:
+                    self.changed.wait(early)
+                    continue
+                later = self.clock.due(at=self.deadline)
+                if later is None:  # its time is up: the timer fires at the deadline
+                    self.deadline = None
+                    continue
+                faulthandler.dump_traceback_later(later - time.monotonic(), exit=True, file=self.stream)
+                self.deadline = later

@@ -17,6 +17,7 @@ from toyproject import TOY_MUTATORS, DeleteAugAssign, by_source, tree_digest
 
 from bugsmith import harness
 from bugsmith.errors import BaselineError
+from bugsmith.harness.child.test_clock import STRETCH
 from bugsmith.harness.child.worker import COLLECT_BASE
 from bugsmith.harness.config import resolve
 from bugsmith.harness.executor import TIMEOUT_CONFIRMATION
@@ -226,7 +227,9 @@ def test_kill_details_say_which_test_and_how(project: Path) -> None:
 def test_timeout_is_enforced_within_its_limit(project: Path) -> None:
     """A mutant that loops forever ends as timeout at its limit, 3 x its test's baseline time
     + 1 s (a process that did not have the CPU is confirmed with 2 x that limit, see test_pool),
-    and is stopped promptly once the limit has passed."""
+    and is stopped once the limit has passed: by the wall clock, its limit plus the time it
+    waited for a core on a loaded machine, never more than STRETCH x the limit (test_test_clock
+    shows it stopped at the limit when it waited for nothing)."""
     result = run(project)
     mutants = {m.id: m for m in result.mutants}
     loops = [o for o in result.outcomes if mutants[o.mutant_id].span.line == 29]
@@ -237,7 +240,7 @@ def test_timeout_is_enforced_within_its_limit(project: Path) -> None:
         limit = float(outcome.detail.split("limit of ")[1].split(" s")[0])  # rounded to 0.1 s
         assert any(limit == pytest.approx(confirmation * (3.0 * spin + 1.0), abs=0.051)
                    for confirmation in (1.0, TIMEOUT_CONFIRMATION)), (limit, spin)
-        assert limit - 0.051 <= outcome.duration < limit + 1.0, (limit, outcome.duration)
+        assert limit - 0.051 <= outcome.duration < STRETCH * limit + 1.0, (limit, outcome.duration)
 
 
 def test_subprocess_isolation_gives_the_same_verdicts(project: Path) -> None:

@@ -6,6 +6,8 @@ what it lost."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -98,3 +100,46 @@ def test_a_process_that_is_gone_leaves_the_wall_clock_to_decide() -> None:
     clock = TestClock(pid)
     clock.start(LIMIT)
     assert clock.due() is None
+
+
+_OWN = """
+import os, re, sys, time
+from bugsmith.harness.child.test_clock import OwnClock
+core = min(os.sched_getaffinity(0))
+os.sched_setaffinity(0, {{core}})
+if {share} and os.fork() == 0:  # a busy process beside it on its core, for a while
+    os.close(1)
+    os.close(2)
+    until = time.monotonic() + 4
+    while time.monotonic() < until:
+        pass
+    os._exit(0)
+clock = OwnClock(sys.stdout.buffer)
+began = time.monotonic()
+sys.stderr.write(f"{{began}}\\n")
+sys.stderr.flush()
+clock.arm({limit})
+{body}
+"""
+
+
+def _own_clock_wall(body: str, share: bool) -> float:
+    """Wall seconds until a fresh interpreter running `body` under OwnClock is stopped."""
+    script = _OWN.format(limit=LIMIT, body=body, share=share)
+    process = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, start_new_session=True)
+    ended = time.monotonic()
+    began = float(process.stderr.decode().splitlines()[0])
+    assert b"Timeout" in process.stdout  # faulthandler stopped it
+    return ended - began
+
+
+def test_a_fresh_interpreter_that_shares_its_core_is_given_back_the_time_it_waited() -> None:
+    wall = _own_clock_wall("while True:\n    pass", share=True)
+    assert 1.5 * LIMIT <= wall <= STRETCH * LIMIT + 1.0
+
+
+def test_a_fresh_interpreter_stuck_in_c_code_is_stopped_at_its_limit() -> None:
+    """A regular expression that backtracks for ever holds the GIL: the watcher cannot run, and
+    faulthandler's timer stops the process at its limit by the wall clock, as before."""
+    wall = _own_clock_wall("re.match(r'(a+)+$', 'a' * 64 + 'b')", share=False)
+    assert LIMIT <= wall < 3 * LIMIT
