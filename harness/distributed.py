@@ -43,7 +43,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.copy_executor import InCopy
 from bugsmith.harness.executor import ExecutorFactory, OnVerdict, Prepare, executor_factory
 from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.protocol import STRETCH, Job, Verdict, WorkerSetup
 from bugsmith.harness.subprocess_pool import SubprocessPool
 
 if TYPE_CHECKING:
@@ -270,8 +270,9 @@ class DaskExecutor:
 
 def _patience(batches: Sequence[Sequence[Job]], control: Control) -> float:
     """The longest a batch may take on a fresh pool: every job at its limit twice (a timeout is
-    confirmed by a re-run), after the pool's start-up and control run."""
-    worst = max(sum(2 * max(job.timeout, sum(job.limits)) for job in batch) for batch in batches)
+    confirmed by a re-run), stretched as far as a loaded machine may stretch a test's limit
+    (STRETCH), after the pool's start-up and control run."""
+    worst = max(sum(2 * STRETCH * max(job.timeout, sum(job.limits)) for job in batch) for batch in batches)
     return worst + 2 * control.timeout + START_SLACK
 
 

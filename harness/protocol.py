@@ -22,6 +22,10 @@ from bugsmith.harness.tasks import Findings, Task, findings_from_dict, task_from
 # Seconds a fresh interpreter may take to start and collect: a worker's child that must run its
 # job in one asks for them (Note.extend), and the coordinator's backstop allows for them.
 FRESH_IMPORT_ALLOWANCE = 30.0
+# A test never runs longer than this many times its limit by the wall clock, however long it
+# waited for a core on a loaded machine (harness.child.test_clock): what the coordinator's own
+# patience allows for.
+STRETCH = 5.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

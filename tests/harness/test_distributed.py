@@ -19,7 +19,7 @@ from bugsmith.harness import distributed as distributed_executor
 from bugsmith.harness.cli import main
 from bugsmith.harness.config import resolve
 from bugsmith.harness.distributed import INSTALL_HINT, Control, DaskExecutor
-from bugsmith.harness.protocol import Job
+from bugsmith.harness.protocol import STRETCH, Job
 
 
 @pytest.fixture
@@ -209,14 +209,15 @@ def test_a_batch_that_never_comes_back_is_sent_again(project: Path, cluster, mon
 
 def test_patience_covers_the_slowest_batch_with_its_confirmations() -> None:
     """The wait before resending covers every job of the slowest batch run twice at its limit,
-    plus the pool's control run and start-up: a batch merely slow is never resent."""
+    stretched as far as a loaded machine stretches a limit (STRETCH), plus the pool's control
+    run and start-up: a batch merely slow is never resent."""
     def job(timeout: float, limits: tuple[float, ...] = ()) -> Job:
         return Job(mutant_id="m", module="m", path="/m.py", function=None, source="x = 1\n",
                    tests=("t",), timeout=timeout, limits=limits)
     control = Control(tests=("t",), timeout=4.0)
     slow, fast = [job(3.0), job(1.0, limits=(2.0, 3.0))], [job(1.0)]
     patience = distributed_executor._patience([fast, slow], control)
-    assert patience == 2 * 3.0 + 2 * 5.0 + 2 * 4.0 + distributed_executor.START_SLACK
+    assert patience == STRETCH * (2 * 3.0 + 2 * 5.0) + 2 * 4.0 + distributed_executor.START_SLACK
     assert distributed_executor._patience([[]], control) == 2 * 4.0 + distributed_executor.START_SLACK
 
 

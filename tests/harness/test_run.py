@@ -17,11 +17,10 @@ from toyproject import TOY_MUTATORS, DeleteAugAssign, by_source, tree_digest
 
 from bugsmith import harness
 from bugsmith.errors import BaselineError
-from bugsmith.harness.child.test_clock import STRETCH
 from bugsmith.harness.child.worker import COLLECT_BASE
 from bugsmith.harness.config import resolve
 from bugsmith.harness.executor import TIMEOUT_CONFIRMATION
-from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE
+from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, STRETCH
 
 pytestmark = pytest.mark.slow  # every test starts a real run: worker processes, mutants
 
