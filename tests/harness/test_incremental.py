@@ -14,10 +14,10 @@ from bugsmith.harness import runner
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
 from bugsmith.harness.incremental import carry_line, file_units, merge, mutated_meaning, plan_reuse, scope_of
-from bugsmith.harness.outcome import Status, TestInfo
+from bugsmith.harness.outcome import Outcome, Status, TestInfo
 from bugsmith.harness.protocol import Job, TestResult, Verdict
 from bugsmith.harness.store import Store
-from bugsmith.harness.warm_start import known_passes, record_passes, split_collected
+from bugsmith.harness.warm_start import KILLS, known_passes, record_passes, renamed_verdicts, split_collected
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
 
@@ -64,24 +64,58 @@ def test_only_a_name_the_function_itself_binds_is_renamed() -> None:
     assert _digest_of(closure) == _digest_of(closure.replace("b", "c"))  # read through the closure: a rename
 
 
+def _mutant(source: str, original: str, mutated: str, function: str | None = "f", mutant_id: str = "m") -> Mutant:
+    start = source.index(original)
+    line = source.count("\n", 0, start) + 1
+    column = start - (source.rfind("\n", 0, start) + 1)
+    return Mutant(id=mutant_id, operator="o", family=Family.CLASSIC, file="m.py", module="m", function=function,
+                  scope=function or "", span=Span(line=line, column=column, end_line=line, end_column=column + len(original)),
+                  original=original, mutated=mutated, explanation="", diff="")
+
+
 def test_a_mutant_of_a_renamed_function_has_the_meaning_of_the_one_it_was() -> None:
     """The mutated function's meaning is blind to a renamed local, not to what the mutant changed."""
     renamed = BEFORE.replace("b = a + 1\n    return b", "c = a + 1\n    return c")
 
-    def mutant(source: str, original: str, mutated: str, function: str | None = "f") -> Mutant:
-        start = source.index(original)
-        line = source.count("\n", 0, start) + 1
-        column = start - (source.rfind("\n", 0, start) + 1)
-        return Mutant(id="m", operator="o", family=Family.CLASSIC, file="m.py", module="m", function=function,
-                      scope=function or "", span=Span(line=line, column=column, end_line=line,
-                                                      end_column=column + len(original)),
-                      original=original, mutated=mutated, explanation="", diff="")
-
-    before = mutated_meaning(BEFORE, mutant(BEFORE, "b = a + 1", "b = a - 1"))
+    before = mutated_meaning(BEFORE, _mutant(BEFORE, "b = a + 1", "b = a - 1"))
     assert before is not None
-    assert mutated_meaning(renamed, mutant(renamed, "c = a + 1", "c = a - 1")) == before
-    assert mutated_meaning(renamed, mutant(renamed, "c = a + 1", "c = a + 2")) != before
-    assert mutated_meaning(BEFORE, mutant(BEFORE, "X = 1", "X = 2", function=None)) is None
+    assert mutated_meaning(renamed, _mutant(renamed, "c = a + 1", "c = a - 1")) == before
+    assert mutated_meaning(renamed, _mutant(renamed, "c = a + 1", "c = a + 2")) != before
+    assert mutated_meaning(BEFORE, _mutant(BEFORE, "X = 1", "X = 2", function=None)) is None
+
+
+@pytest.mark.parametrize("status", [Status.KILLED, Status.EQUIVALENT])
+def test_a_renamed_mutant_takes_the_verdict_and_kill_of_the_one_it_was(tmp_path: Path, status: Status) -> None:
+    """After `b` is renamed to `c`, the new mutant `c = a - 1` gets the outcome the last run
+    stored for `b = a - 1` under the same tests, and its kill record (which names it); a
+    mutant that does something else gets nothing, nor does a reviewed equivalence (it names
+    the old mutant)."""
+    renamed = BEFORE.replace("b = a + 1\n    return b", "c = a + 1\n    return c")
+    old = _mutant(BEFORE, "b = a + 1", "b = a - 1", mutant_id="old")
+    new = _mutant(renamed, "c = a + 1", "c = a - 1", mutant_id="new")
+    other = _mutant(renamed, "c = a + 1", "c = a * 1", mutant_id="other")
+    store = Store.open(tmp_path / "store.sqlite")
+    outcome = Outcome(mutant_id="old", status=status, killed_by=("t",), covered_by=("t",), tests_run=1)
+    store.put_mutants([old])
+    store.start_run(started="s", root="r", options={}, keys={"old": "k-old"}, tests=[], sources={"m.py": BEFORE},
+                    dropped={})
+    store.put_outcome("k-old-t", outcome)
+    store.put_extra(KILLS, "s-old", {"test": "t", "outcome": outcome.to_dict(), "digest": "d"})
+
+    def old_keys(mutant: Mutant, source: str, tests: tuple[str, ...]) -> tuple[str, str]:
+        assert source == BEFORE
+        return f"k-{mutant.id}-{'-'.join(tests)}", f"s-{mutant.id}"
+
+    found = renamed_verdicts(store, {"new": (new, ("t",)), "other": (other, ("t",))}, {"new", "other"},
+                             {"m.py": renamed}, {"new": "s-new", "other": "s-other"}, old_keys)
+    if status is Status.EQUIVALENT:
+        assert found == {}
+    else:
+        assert found == {"new": replace(outcome, mutant_id="new")}
+        assert (store.extras_at(KILLS, "s-new") or {})["outcome"]["mutant_id"] == "new"
+    assert renamed_verdicts(store, {"new": (new, ("t", "u"))}, {"new"}, {"m.py": renamed}, {"new": "s-new"},
+                            old_keys) == {}  # other tests: no stored outcome under that key
+    store.close()
 
 
 def test_lines_below_an_edit_move_with_their_unit() -> None:
