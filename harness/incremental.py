@@ -35,7 +35,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.tasks import LineMap
-from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.mutant import Mutant, line_starts
 
 MODULE = ""  # the name of a file's module-level unit
 
@@ -196,29 +196,34 @@ def _own_bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Non
 
 def mutated_meaning(source: str, mutant: Mutant) -> str | None:
     """`meaning` of the function that holds `mutant` once applied to `source` (the file's
-    text): two mutants with one such digest, in one function of one file, do the same. None
-    at module level, for a function name the file defines twice, or a text that does not
-    parse."""
-    if mutant.function is None:
+    text), its `def` line to its end: two mutants with one such digest, in one function of one
+    file, do the same (what else could tell them apart, decorators included, is module-level
+    code, in every verdict's key). None at module level, for a function name the file defines
+    twice, or a text that does not parse. Only the function is parsed: a warm run asks this
+    for every mutant of a renamed function, in files of thousands of lines."""
+    units = file_units(source).units
+    found = [u for u in units if u.name == mutant.function]
+    if mutant.function is None or len(found) != 1 or any(u.name == f"{mutant.function}#2" for u in units):
         return None
+    starts = line_starts(source)
+    first = starts[found[0].first - 1]
+    last = starts[found[0].last] if found[0].last < len(starts) else len(source)
     try:
-        tree = ast.parse(mutant.apply(source))
+        start, end = mutant.span.offsets(source)
+    except IndexError:
+        return None
+    if not first <= start <= end <= last or source[start:end] != mutant.original:
+        return None
+    text = source[first:start] + mutant.mutated + source[end:last]
+    indented = text[:1].isspace()  # a method: its block parses inside an `if`
+    try:
+        tree = ast.parse("if 1:\n" + text if indented else text)
     except (SyntaxError, ValueError):
         return None
-    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                if prefix + child.name == mutant.function:
-                    found.append(child)
-            elif isinstance(child, ast.ClassDef):
-                visit(child, prefix + child.name + ".")
-            elif isinstance(child, ast.stmt):
-                visit(child, prefix)
-
-    visit(tree, "")
-    return meaning(found[0]) if len(found) == 1 else None
+    body = tree.body[0].body if indented and isinstance(tree.body[0], ast.If) else tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    return meaning(body[0])
 
 
 def _layout(node: ast.AST) -> str:

@@ -82,6 +82,13 @@ def test_a_mutant_of_a_renamed_function_has_the_meaning_of_the_one_it_was() -> N
     assert mutated_meaning(renamed, _mutant(renamed, "c = a + 1", "c = a - 1")) == before
     assert mutated_meaning(renamed, _mutant(renamed, "c = a + 1", "c = a + 2")) != before
     assert mutated_meaning(BEFORE, _mutant(BEFORE, "X = 1", "X = 2", function=None)) is None
+    method = "class C:\n    def f(self, a):\n        b = a + 1\n        return b\n"
+    other = method.replace("b = a + 1\n        return b", "c = a + 1\n        return c")
+    in_class = mutated_meaning(method, _mutant(method, "b = a + 1", "b = a - 1", function="C.f"))
+    assert in_class is not None
+    assert mutated_meaning(other, _mutant(other, "c = a + 1", "c = a - 1", function="C.f")) == in_class
+    twice = BEFORE + "\n\ndef f(a):\n    return a\n"
+    assert mutated_meaning(twice, _mutant(twice, "b = a + 1", "b = a - 1")) is None  # which f?
 
 
 @pytest.mark.parametrize("status", [Status.KILLED, Status.EQUIVALENT])
