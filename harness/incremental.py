@@ -35,6 +35,7 @@ from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.tasks import LineMap
+from bugsmith.mutators.mutant import Mutant, line_starts
 
 MODULE = ""  # the name of a file's module-level unit
 
@@ -135,18 +136,21 @@ def meaning(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     local variables (renaming one keeps every verdict that depends on the function).
 
     A name is numbered only where Python hides it: bound by a plain assignment in the
-    function, never a parameter, never declared global or nonlocal, never spelt anywhere but
-    as a variable (an attribute, an import, an `except ... as`, a keyword, a pattern capture),
-    in a function with no class inside it (a class body's names are attributes) and that
-    reads no frame by name (`locals()`, `eval`, `sys._getframe`). Otherwise names stay.
+    function's own scope (a name bound only in a nested function or a comprehension may be a
+    global where the function reads it), never a parameter, never declared global or
+    nonlocal, never spelt anywhere but as a variable (an attribute, an import, an `except ...
+    as`, a keyword, a pattern capture), in a function with no class inside it (a class body's
+    names are attributes) and that reads no frame by name (`locals()`, `eval`,
+    `sys._getframe`). It is numbered in the body only: decorators, defaults and annotations
+    run in the enclosing scope. Otherwise names stay. Two functions with one digest differ
+    at most by a one-to-one renaming of such locals, which no statement can tell apart.
     """
     spelt: set[str] = set()
-    bound: dict[str, None] = {}  # in order of appearance
     nested_class = False
+    names: set[str] = set()
     for child in ast.walk(node):
         if isinstance(child, ast.Name):
-            if isinstance(child.ctx, ast.Store | ast.Del) and child.id not in bound:
-                bound[child.id] = None
+            names.add(child.id)
             continue
         if isinstance(child, ast.ClassDef):
             nested_class = True
@@ -157,15 +161,69 @@ def meaning(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
                 spelt.add(value)
             elif isinstance(value, list):
                 spelt.update(v for v in value if isinstance(v, str))
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     if nested_class or (names | spelt) & _FRAME_READERS:
         return _digest(ast.dump(node))
-    numbered = {name: f"\x00{n}" for n, name in enumerate(b for b in bound if b not in spelt)}
+    numbered = {name: f"\x00{n}" for n, name in enumerate(b for b in _own_bindings(node) if b not in spelt)}
     tree = copy.deepcopy(node)
-    for child in ast.walk(tree):
-        if isinstance(child, ast.Name) and child.id in numbered:
-            child.id = numbered[child.id]
+    for statement in tree.body:
+        for child in ast.walk(statement):
+            if isinstance(child, ast.Name) and child.id in numbered:
+                child.id = numbered[child.id]
     return _digest(ast.dump(tree))
+
+
+# Nodes whose body is a scope of its own (what they bind is not a local of the function).
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _own_bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, None]:
+    """Names a variable of the function's own scope binds (assigned or deleted), in order of
+    appearance; nested scopes are not entered (what a walrus in them binds stays unnumbered)."""
+    bound: dict[str, None] = {}
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        child = todo.pop(0)
+        if isinstance(child, ast.Name):
+            if isinstance(child.ctx, ast.Store | ast.Del):
+                bound.setdefault(child.id, None)
+            continue
+        if isinstance(child, _SCOPES):
+            continue
+        todo.extend(ast.iter_child_nodes(child))
+    return bound
+
+
+def mutated_meaning(source: str, mutant: Mutant) -> str | None:
+    """`meaning` of the function that holds `mutant` once applied to `source` (the file's
+    text), its `def` line to its end: two mutants with one such digest, in one function of one
+    file, do the same (what else could tell them apart, decorators included, is module-level
+    code, in every verdict's key). None at module level, for a function name the file defines
+    twice, or a text that does not parse. Only the function is parsed: a warm run asks this
+    for every mutant of a renamed function, in files of thousands of lines."""
+    units = file_units(source).units
+    found = [u for u in units if u.name == mutant.function]
+    if mutant.function is None or len(found) != 1 or any(u.name == f"{mutant.function}#2" for u in units):
+        return None
+    starts = line_starts(source)
+    first = starts[found[0].first - 1]
+    last = starts[found[0].last] if found[0].last < len(starts) else len(source)
+    try:
+        start, end = mutant.span.offsets(source)
+    except IndexError:
+        return None
+    if not first <= start <= end <= last or source[start:end] != mutant.original:
+        return None
+    text = source[first:start] + mutant.mutated + source[end:last]
+    indented = text[:1].isspace()  # a method: its block parses inside an `if`
+    try:
+        tree = ast.parse("if 1:\n" + text if indented else text)
+    except (SyntaxError, ValueError):
+        return None
+    body = tree.body[0].body if indented and isinstance(tree.body[0], ast.If) else tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    return meaning(body[0])
 
 
 def _layout(node: ast.AST) -> str:

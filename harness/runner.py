@@ -25,7 +25,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names_in, import_calls
-from bugsmith.harness.incremental import scope_of, test_digests
+from bugsmith.harness.incremental import file_units, scope_of, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
     Tally,
@@ -59,6 +59,7 @@ from bugsmith.harness.warm_start import (
     last_killers,
     prepare,
     record_passes,
+    renamed_verdicts,
     split_collected,
     still_killed,
     stored_baseline,
@@ -285,6 +286,19 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
             todo[mutant.id] = (runnable, tests)
     cached = store.cached(keys[i] for i in todo)
     todo = {i: entry for i, entry in todo.items() if keys[i] not in cached}
+
+    def old_keys(old: Mutant, old_source: str, tests: tuple[str, ...]) -> tuple[str, str]:
+        scope = scope_of(file_units(old_source), function_texts(old_source), old.function, old.span.line,
+                         old.original, old.mutated)
+        return (cache_key(old, scope, tests, digests, everything, options.verdict_options()),
+                site_key(old, scope, everything, options.verdict_options()))
+
+    originals = {m.id: m for m in the_plan.mutants}
+    renamed = renamed_verdicts(store, {i: (originals[i], tests) for i, (runnable, tests) in todo.items()
+                                       if runnable.function is not None},
+                               set(originals), the_plan.sources, sites, old_keys)
+    immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in renamed.items()]
+    todo = {i: entry for i, entry in todo.items() if i not in renamed}
     covering = {i: tests for i, (_, tests) in todo.items()}
     killed = still_killed(store, covering, sites, digests)
     immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]

@@ -200,6 +200,17 @@ class Store:
         row = self.db.execute("SELECT data FROM mutants WHERE id = ?", (mutant_id,)).fetchone()
         return Mutant.from_dict(json.loads(row[0])) if row else None
 
+    def mutants(self, ids: Iterable[str]) -> dict[str, Mutant]:
+        """The stored mutants of `ids` (one query per 500, not one each: a run's report reads them all)."""
+        found: dict[str, Mutant] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for mutant_id, data in self.db.execute(f"SELECT id, data FROM mutants WHERE id IN ({marks})", chunk):
+                found[mutant_id] = Mutant.from_dict(json.loads(data))
+        return found
+
     # baselines ------------------------------------------------------------------------
     def baseline(self, fingerprint: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT data FROM baselines WHERE fingerprint = ?", (fingerprint,)).fetchone()
@@ -227,6 +238,16 @@ class Store:
     def finish_run(self, run_id: int, duration: float) -> None:
         self.db.execute("UPDATE runs SET duration = ?, finished = 1 WHERE id = ?", (duration, run_id))
 
+    def previous_run(self) -> tuple[dict[str, str], dict[str, str]] | None:
+        """The most recent run's keys (mutant id -> outcome key) and sources, None before any."""
+        row = self.db.execute("SELECT keys, sources FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0]), json.loads(row[1])
+        except ValueError:
+            return None
+
     def last_run(self) -> RunResult:
         """The most recent run, with the outcomes stored so far (an interrupted run, or one
         still going, is partial)."""
@@ -246,7 +267,8 @@ class Store:
         started, duration, root, options, keys, tests, sources, dropped = row
         keys = json.loads(keys)
         outcomes = self.cached(keys.values())
-        mutants = [self.mutant(mutant_id) for mutant_id in keys]
+        stored = self.mutants(keys)
+        mutants = [stored.get(mutant_id) for mutant_id in keys]
         dropped = json.loads(dropped)
         return RunResult(
             root=root,

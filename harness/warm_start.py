@@ -14,7 +14,7 @@ covering tests cannot save it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,16 +29,17 @@ from bugsmith.harness.incremental import (
     FileUnits,
     Reuse,
     config_hashes,
-    executed_units,
     file_units,
     global_digest,
     merge,
+    mutated_meaning,
     plan_reuse,
 )
 from bugsmith.harness.job_plan import CACHE_VERSION, function_texts
-from bugsmith.harness.outcome import Outcome
+from bugsmith.harness.outcome import Outcome, Status
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.store import Store
+from bugsmith.mutators.mutant import Mutant
 
 STATE = ("incremental", "latest")  # the store's extra that holds the last run's baseline and code
 NODE_IDS = 2000  # beyond this many tests to name, an executor collects the whole suite instead
@@ -117,7 +118,7 @@ class Code:
                              support=support, config=self.config, call=self.call)
 
 
-UNITS = "units-of-text/1"  # the store's extras: per digest of a text, its FileUnits
+UNITS = "units-of-text/2"  # the store's extras: per digest of a text, its FileUnits (2: own-scope locals)
 
 
 def units_of(store: Store, texts: Mapping[str, str]) -> dict[str, FileUnits]:
@@ -165,35 +166,15 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
             same = False
         if same and set(old_units) == set(code.units):
             reuse = plan_reuse(old, old_units, code.units, old_hashes, code.test_hashes)
+            # Nothing to run again (a local renamed at most): no worker starts now. The mutants of
+            # a function whose text changed take their verdicts from the mutants they were
+            # (`renamed_verdicts`); workers start later only for what is left to run.
             if reuse.needs_run:
                 executors.narrow(reuse.test_paths(), len(reuse.rerun_tests) + 8 * len(reuse.rerun_files))
                 executors.get()
-            else:
-                # Nothing to run again, but a function whose text changed (a local renamed) has
-                # new mutants, which its tests run: start the workers that collect those tests
-                # now, while the mutants are generated.
-                touched = edited_text_tests(old, old_units, state["sources"], code.sources)
-                if touched:
-                    executors.fit(touched, len(touched), len(old.tests))
-                    executors.get()
             return Start(old=old, old_units=old_units, reuse=reuse)
     executors.get()
     return Start(old=None, old_units={}, reuse=None)
-
-
-def edited_text_tests(old: Baseline, old_units: Mapping[str, FileUnits], old_sources: Mapping[str, str],
-                      sources: Mapping[str, str]) -> set[str]:
-    """The tests that ran a function whose text changed while its meaning did not."""
-    edited: set[tuple[str, str]] = set()
-    for file, text in sources.items():
-        before = old_sources.get(file)
-        if before is None or before == text:
-            continue
-        old_texts, new_texts = function_texts(before), function_texts(text)
-        edited.update((file, name) for name, body in new_texts.items() if old_texts.get(name) != body)
-    if not edited:
-        return set()
-    return {test for test, pairs in executed_units(old.lines, old_units).items() if pairs & edited}
 
 
 def finish(start: Start, code: Code, store: Store, executors: Executors,
@@ -267,6 +248,69 @@ def still_killed(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mappi
             except (KeyError, TypeError, ValueError):
                 continue
     return found
+
+
+def renamed_verdicts(store: Store, missed: Mapping[str, tuple[Mutant, tuple[str, ...]]], current: Set[str],
+                     sources: Mapping[str, str], sites: Mapping[str, str],
+                     old_keys: Callable[[Mutant, str, tuple[str, ...]], tuple[str, str]]) -> dict[str, Outcome]:
+    """Verdicts of new mutants (id -> mutant and covering tests) that only a renamed local tells
+    from a mutant of the last run: the same file, function and operator, and the same
+    `mutated_meaning` (the function with the mutant applied, locals numbered), so the two do the
+    same. Such a verdict carries over where the old mutant has an outcome under `old_keys` (its
+    outcome and site keys, computed with the old text but these tests' current digests): the
+    same tests, unchanged, ran against the same code. Its kill and pass records carry over with
+    it. A rename that is not provably one (a local that shadows a global, a name a nested
+    function or a comprehension binds, `locals()`) gives another digest: the mutant runs."""
+    previous = store.previous_run()
+    if previous is None:
+        return {}
+    old_ids, old_sources = previous
+    renamed = {file: _renamed_functions(old_sources[file], text) for file, text in sources.items()
+               if old_sources.get(file, text) != text}
+    fresh = {i: entry for i, entry in missed.items() if entry[0].function in renamed.get(entry[0].file, ())}
+    wanted = {(m.file, m.function, m.operator) for m, _ in fresh.values()}
+    before: dict[tuple[str, str | None, str, str], Mutant] = {}
+    for old_id in old_ids:
+        # A mutant of the last run whose site's text changed (gone now), or one whose key did
+        # (its function's text is in the key when the mutant brings in a name).
+        if not wanted or (old_id in current and old_id not in missed):
+            continue
+        old = store.mutant(old_id)
+        if old is None or (old.file, old.function, old.operator) not in wanted:
+            continue
+        digest = mutated_meaning(old_sources[old.file], old)
+        if digest is not None:
+            before.setdefault((old.file, old.function, old.operator, digest), old)
+    found: dict[str, Outcome] = {}
+    for mutant_id, (mutant, tests) in fresh.items():
+        if not before or (digest := mutated_meaning(sources[mutant.file], mutant)) is None:
+            continue
+        old = before.get((mutant.file, mutant.function, mutant.operator, digest))
+        if old is None:
+            continue
+        key, site = old_keys(old, old_sources[old.file], tests)
+        outcome = store.cached([key]).get(key)
+        if outcome is None or outcome.status in (Status.EQUIVALENT, Status.NO_COVERAGE):
+            continue  # a reviewed equivalence names the old mutant's id, not this one
+        found[mutant_id] = replace(outcome, mutant_id=mutant_id)
+        for kind in (KILLS, PASSED):
+            record = store.extras_at(kind, site)
+            if record is not None and kind == KILLS and isinstance(record.get("outcome"), dict):
+                record["outcome"] = {**record["outcome"], "mutant_id": mutant_id}
+            if record is not None:
+                store.put_extra(kind, sites[mutant_id], record)
+    return found
+
+
+def _renamed_functions(old: str, new: str) -> set[str]:
+    """Functions whose text changed and whose meaning did not (a local renamed)."""
+    before = {u.name: u.digest for u in file_units(old).units}
+    try:
+        old_texts, new_texts = function_texts(old), function_texts(new)
+    except (SyntaxError, ValueError):  # a text Python cannot parse has no functions to match
+        return set()
+    return {u.name for u in file_units(new).units
+            if before.get(u.name) == u.digest and old_texts.get(u.name) != new_texts.get(u.name)}
 
 
 def last_killers(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str]) -> dict[str, str]:
