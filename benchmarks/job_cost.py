@@ -2,6 +2,7 @@
 
     python benchmarks/job_cost.py                       # 300 jobs, 3 rounds
     python benchmarks/job_cost.py --jobs 500 --repeat 5
+    python benchmarks/job_cost.py --hypothesis          # the test is a hypothesis test with a database
 
 Starts one worker (harness.child.worker) on a copy of the whole `reference/` corpus (so that its
 heap, imports and collected tests are a real worker's) with one trivial problem added, waits
@@ -9,7 +10,10 @@ until it has collected, then sends `--jobs` jobs, each swapping the unchanged co
 function back in (the same work as a real mutant's activation) and running its one test, which
 passes in microseconds. The worker's /proc/PID/stat before the first job and after the last gives its own CPU
 and minor faults and those of the children it forked (reaped, so counted); the figures are per
-job. No verdict is stored: this measures only the machinery around a test.
+job. No verdict is stored: this measures only the machinery around a test. With `--hypothesis`
+the one test is a hypothesis test (5 examples) that keeps an example database, as one with
+hypothesis' default settings does (the corpus' own profile has none), so each job also reads
+that database through its read-only view (harness.child.hypothesis_view).
 """
 
 from __future__ import annotations
@@ -46,6 +50,16 @@ TRIVIAL = {
     "tests/test_trivial.py": "from reference.jobcost.trivial import add\n\n\n"
                              "def test_add():\n    assert add(1, 2) == 3\n",
 }
+
+
+# A passing test: hypothesis reads the database (nothing saved there) and draws 5 examples.
+HYPOTHESIS_TEST = (
+    "from hypothesis import given, settings, strategies as st\n"
+    "from hypothesis.database import DirectoryBasedExampleDatabase\n\n"
+    "from reference.jobcost.trivial import add\n\n\n"
+    "@settings(database=DirectoryBasedExampleDatabase('.hypothesis-jobcost'), max_examples=5)\n"
+    "@given(st.integers())\n"
+    "def test_add(x):\n    assert add(x, 0) == x\n")
 
 
 def one_round(root: Path, jobs: int) -> dict[str, float]:
@@ -93,12 +107,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--hypothesis", action="store_true", help="a hypothesis test with an example database")
     arguments = parser.parse_args()
+    files = {**TRIVIAL, "tests/test_trivial.py": HYPOTHESIS_TEST} if arguments.hypothesis else TRIVIAL
     with tempfile.TemporaryDirectory(prefix="bugsmith-jobcost-") as folder:
         root = Path(folder)
         shutil.copytree(REPOSITORY / "reference", root / "reference")
         shutil.copy(REPOSITORY / "pyproject.toml", root / "pyproject.toml")
-        for name, text in TRIVIAL.items():
+        for name, text in files.items():
             (root / "reference" / "jobcost" / name).parent.mkdir(parents=True, exist_ok=True)
             (root / "reference" / "jobcost" / name).write_text(text)
         rounds = [one_round(root, arguments.jobs) for _ in range(arguments.repeat)]

@@ -6,7 +6,9 @@ During a run mutants make tests fail, and these tools write down the failures: i
 user's tree, and Hypothesis would replay one mutant's failing examples against the next.
 Every process that runs the user's tests points them under `.bugsmith/` instead (the pytest
 plugin that moves pytest-benchmark's storage is harness.child.session.StateOutsideTheTree:
-this module stays free of pytest, which the coordinator need not import).
+this module stays free of pytest, which the coordinator need not import). Only the baseline
+writes Hypothesis' database there: a process that tests a mutant reads it and saves nothing
+(harness.child.hypothesis_view).
 """
 
 from __future__ import annotations

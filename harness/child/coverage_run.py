@@ -166,7 +166,7 @@ def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
         code = pytest.main(
             [*setup.pytest_args, "-q", "-p", "no:cacheprovider", *setup.test_paths],
             plugins=[recorder, contexts, errors, StateOutsideTheTree(setup.project),
-                     HypothesisSeesTheProject(setup.project, setup.root)],
+                     HypothesisSeesTheProject(setup.project, setup.root, read_only=False)],
         )
     finally:
         with _silenced():

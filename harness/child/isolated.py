@@ -86,7 +86,7 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
     stop = ["-x"] if job.stop_on_failure else []
     arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
     pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project),
-                                   HypothesisSeesTheProject(setup.project, setup.root)])
+                                   HypothesisSeesTheProject(setup.project, setup.root, read_only=True)])
     import_error = next((finder.error for finder in finders if finder.error is not None), None)
     broken = recorder.broken_collection(import_error, setup.root)
     if broken is not None:  # as under plain pytest, the run fails: a kill, with the error quoted

@@ -146,7 +146,9 @@ class ForkServer(CollectErrors):
             self.surveys[job.module] = reexec.survey(job.module, job.path, self.setup.root,
                                                           ours=self.index.values())
         if self.view is not None:
-            self.view.before_fork()
+            # The unmutated suite's chunks write hypothesis' example database; anything else
+            # in the child (a mutant, a patched coverage run, triage) only reads it.
+            self.view.before_fork(baseline=isinstance(job.task, CoverageTask) and not job.patches)
         read_end, write_end = os.pipe()
         started = time.monotonic()
         me = os.getpid()
@@ -341,7 +343,7 @@ def main() -> int:
     reaper.become_subreaper()  # orphans of a job are re-parented here, to be killed
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
-    view = HypothesisSeesTheProject(setup.project, setup.root)
+    view = HypothesisSeesTheProject(setup.project, setup.root, read_only=True)
     server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None, view)
     pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
     return 0

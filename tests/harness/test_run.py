@@ -57,8 +57,9 @@ def test_every_verdict_and_the_tree_is_untouched(project: Path) -> None:
 
 
 def test_test_tools_keep_their_state_out_of_the_tree(project: Path) -> None:
-    """Hypothesis saves the failing examples mutants cause under .bugsmith/, never in the
-    user's tree (where its default database would also replay them against other mutants)."""
+    """Hypothesis keeps its state (its example database, its cache of constants) under
+    .bugsmith/, never in the user's tree; mutants only read that database
+    (test_hypothesis_view.py)."""
     (project / "tests" / "test_props.py").write_text(
         "from hypothesis import given, strategies as st\n\n"
         "from calcpkg.calc import total\n\n\n"
