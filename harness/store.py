@@ -165,16 +165,21 @@ class Store:
     # outcomes -------------------------------------------------------------------------
     def cached(self, keys: Iterable[str]) -> dict[str, Outcome]:
         found: dict[str, Outcome] = {}
-        keys = list(keys)
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, data in self.db.execute(f"SELECT key, data FROM outcomes WHERE key IN ({marks})", chunk):
-                try:
-                    found[key] = Outcome.from_dict(json.loads(data))
-                except (ValueError, KeyError, TypeError):
-                    continue  # a garbled verdict is a cache miss: the run computes it again
+        for key, data in self._rows("outcomes", "key", keys):
+            try:
+                found[key] = Outcome.from_dict(json.loads(data))
+            except (ValueError, KeyError, TypeError):
+                continue  # a garbled verdict is a cache miss: the run computes it again
         return found
+
+    def _rows(self, table: str, column: str, ids: Iterable[str]) -> Iterator[tuple[str, str]]:
+        """(id, data) of the rows of `table` whose `column` is one of `ids`: 500 to a query, not one
+        query each (SQLite allows a few hundred parameters to a statement everywhere)."""
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            yield from self.db.execute(f"SELECT {column}, data FROM {table} WHERE {column} IN ({marks})", chunk)
 
     def put_outcome(self, key: str, outcome: Outcome) -> None:
         self.db.execute(
@@ -185,13 +190,9 @@ class Store:
     def put_mutants(self, mutants: Iterable[Mutant]) -> None:
         """Store the mutants whose record is new or differs (a warm run's are mostly stored)."""
         rows = {m.id: json.dumps(m.to_dict()) for m in mutants}
-        ids = list(rows)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for mutant_id, data in self.db.execute(f"SELECT id, data FROM mutants WHERE id IN ({marks})", chunk):
-                if rows.get(mutant_id) == data:
-                    del rows[mutant_id]
+        for mutant_id, data in self._rows("mutants", "id", list(rows)):
+            if rows.get(mutant_id) == data:
+                del rows[mutant_id]
         if rows:
             with self.db:
                 self.db.executemany("INSERT OR REPLACE INTO mutants VALUES (?, ?)", list(rows.items()))
@@ -202,14 +203,7 @@ class Store:
 
     def mutants(self, ids: Iterable[str]) -> dict[str, Mutant]:
         """The stored mutants of `ids` (one query per 500, not one each: a run's report reads them all)."""
-        found: dict[str, Mutant] = {}
-        ids = list(ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for mutant_id, data in self.db.execute(f"SELECT id, data FROM mutants WHERE id IN ({marks})", chunk):
-                found[mutant_id] = Mutant.from_dict(json.loads(data))
-        return found
+        return {mutant_id: Mutant.from_dict(json.loads(data)) for mutant_id, data in self._rows("mutants", "id", ids)}
 
     # baselines ------------------------------------------------------------------------
     def baseline(self, fingerprint: str) -> dict[str, Any] | None:
