@@ -5,7 +5,9 @@ what it lost."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -127,10 +129,17 @@ clock.arm({limit})
 def _own_clock_wall(body: str, share: bool) -> float:
     """Wall seconds until a fresh interpreter running `body` under OwnClock is stopped."""
     script = _OWN.format(limit=LIMIT, body=body, share=share)
-    process = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, start_new_session=True)
-    ended = time.monotonic()
-    began = float(process.stderr.decode().splitlines()[0])
-    assert b"Timeout" in process.stdout  # faulthandler stopped it
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=60)
+        ended = time.monotonic()
+    finally:  # the busy process beside it too, whatever happened
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    began = float(err.decode().splitlines()[0])
+    assert b"Timeout" in out  # faulthandler stopped it
     return ended - began
 
 
