@@ -133,5 +133,6 @@ class OwnClock:
                 if later is None:  # its time is up: the timer fires at the deadline
                     self.deadline = None
                     continue
-                faulthandler.dump_traceback_later(later - time.monotonic(), exit=True, file=self.stream)
+                # at least a moment: faulthandler refuses a timeout of 0, and a late watcher may find `later` past
+                faulthandler.dump_traceback_later(max(later - time.monotonic(), 0.001), exit=True, file=self.stream)
                 self.deadline = later
