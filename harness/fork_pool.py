@@ -55,6 +55,7 @@ class _Worker:
         self.control = control  # a zygote's socket, which it talks on and takes requests for workers on
         self.jobs: deque[Job] = deque()
         self.started_at = 0.0  # when the first job of `jobs` began
+        self.gone = False  # a job could not be sent: it is dead
         self._buffer = b""
 
     @classmethod
@@ -86,7 +87,10 @@ class _Worker:
         else:
             worker = cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
                          os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_path, mark, ours)
-        send(worker.stdin, setup)
+        try:
+            send(worker.stdin, setup)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it died at once: wait_ready says why, from its log
         return worker
 
     def hatch(self, number: int, log_dir: Path, mark: str) -> _Worker:
@@ -159,11 +163,17 @@ class _Worker:
         data = encode(job)
         if self.jobs and len(data) > PIPE_ROOM:
             return False
+        try:
+            self.stdin.write(data)
+            self.stdin.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # It died since its last verdict: the job never reached it, so it is no attempt;
+            # the pool replaces the worker when it sees the end of its output.
+            self.gone = True
+            return False
         if not self.jobs:
             self.started_at = time.monotonic()
         self.jobs.append(job)
-        self.stdin.write(data)
-        self.stdin.flush()
         return True
 
     def finished(self) -> Job:
@@ -368,6 +378,8 @@ class ForkPool:
                     continue
                 for verdict in messages:
                     self._settle(ready.finished(), verdict, pending, on_verdict)
+            for worker in [w for w in self.workers if w.gone]:
+                self._lost(worker, selector, pending, on_verdict, "the worker process died")
             for worker in [w for w in self.workers if w.overdue()]:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
 

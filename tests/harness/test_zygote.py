@@ -142,10 +142,13 @@ def test_without_its_zygote_the_pool_replaces_a_worker_by_an_interpreter(project
     with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
         _run(pool, _killing(project))
         assert pool.zygote is not None
-        os.kill(pool.zygote.process.pid, signal.SIGKILL)
-        os.kill(pool.workers[0].process.pid, signal.SIGKILL)
+        dead = [pool.zygote.process.pid, pool.workers[0].process.pid]
+        for pid in dead:
+            os.kill(pid, signal.SIGKILL)
+        assert not _gone(dead)  # so that sending the next job finds the channel broken
         verdicts = _run(pool, _killing(project))
         assert pool.zygote is None and isinstance(pool.workers[0].process, subprocess.Popen)
+        assert "kills" not in pool.attempts  # the job never reached the dead worker
     assert verdicts["kills"].results[0].outcome == "failed"
 
 
