@@ -107,6 +107,11 @@ class Job:
         return self.probes or self.limits
 
     @property
+    def test_files(self) -> list[str]:
+        """The files of its tests, each once, in the order of its tests: what pytest is given."""
+        return list(dict.fromkeys(test.split("::", 1)[0] for test in self.tests))
+
+    @property
     def patches(self) -> tuple[Patch, ...]:
         first = Patch(module=self.module, path=self.path, function=self.function, source=self.source,
                       unit=self.unit)

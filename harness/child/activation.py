@@ -136,6 +136,8 @@ def swap_defaults(index: FunctionIndex, path: str, mutated_source: str) -> None:
     Default values are evaluated when the module runs, so a code swap cannot reach them; when
     the mutant changes nothing else, assigning `__defaults__` is the same as re-importing.
     """
+    if not _only_in_defaults(path, mutated_source):
+        raise NeedsFreshImport("the site runs at import time")
     with open(path, encoding="utf-8") as original_file:
         original = ast.parse(original_file.read())
     mutated = ast.parse(mutated_source)
@@ -150,6 +152,59 @@ def swap_defaults(index: FunctionIndex, path: str, mutated_source: str) -> None:
     for target in index[(path, changed[0])]:
         target.__defaults__ = positional or None
         target.__kwdefaults__ = keywords or None
+
+
+# path -> its bytes and the byte ranges of its default values (harness.child.worker fills it
+# before it forks, so that each child need not parse the file again)
+_DEFAULT_SPANS: dict[str, tuple[bytes, tuple[tuple[int, int], ...]]] = {}
+
+
+def default_spans(path: str) -> tuple[bytes, tuple[tuple[int, int], ...]] | None:
+    """The UTF-8 bytes of the file at `path` and where its parameters' default values lie in
+    them; None when it cannot be read as Python."""
+    if path not in _DEFAULT_SPANS:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            return None
+        data = text.encode("utf-8")
+        lines = [0, *(index + 1 for index, byte in enumerate(data) if byte == 0x0A)]
+        spans = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                for value in (*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)):
+                    if value.end_lineno is not None and value.end_col_offset is not None:
+                        spans.append((lines[value.lineno - 1] + value.col_offset,
+                                      lines[value.end_lineno - 1] + value.end_col_offset))
+        _DEFAULT_SPANS[path] = (data, tuple(spans))
+    return _DEFAULT_SPANS[path]
+
+
+def _only_in_defaults(path: str, mutated_source: str) -> bool:
+    """Whether the text `mutated_source` changes lies inside one default value of the file at
+    `path` (True when that cannot be told): the cheap test that spares most import-time
+    mutants parsing the whole module twice."""
+    known = default_spans(path)
+    if known is None:
+        return True
+    original, spans = known
+    mutated = mutated_source.encode("utf-8")
+    start = _common_prefix(original, mutated)
+    end = len(original) - _common_prefix(original[start:][::-1], mutated[start:][::-1])
+    return any(low <= start and end <= high for low, high in spans)
+
+
+def _common_prefix(first: bytes, second: bytes) -> int:
+    """The length of the longest common prefix, by bisection on slices compared in C."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[:middle] == second[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _without_defaults(tree: ast.Module) -> str:

@@ -74,17 +74,13 @@ class Watchdog:
             self.clock.disarm()
 
 
-def test_files(tests: tuple[str, ...]) -> list[str]:
-    return list(dict.fromkeys(test.split("::", 1)[0] for test in tests))
-
-
 def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | None = None) -> Verdict:
     watchdog = Watchdog(job, stream, collect_limit)  # armed before the mutant is first imported
     finders = [install_finder(patch.module, patch.path, patch.source) for patch in job.patches]
     recorder = Recorder(frozenset(setup.sources))
     selection = Selection(job.tests)
     stop = ["-x"] if job.stop_on_failure else []
-    arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *test_files(job.tests)]
+    arguments = [*setup.pytest_args, "-q", *stop, "-p", "no:cacheprovider", *job.test_files]
     pytest.main(arguments, plugins=[recorder, selection, watchdog, StateOutsideTheTree(setup.project),
                                    HypothesisSeesTheProject(setup.project, setup.root, read_only=True)])
     import_error = next((finder.error for finder in finders if finder.error is not None), None)

@@ -99,6 +99,60 @@ class _Unreadable(Exception):
     pass
 
 
+class ImportFailed(Exception):
+    """Executing the mutated module raised `error`: a fresh import's collection would fail too."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+
+
+def first_importer(name: str, files: Iterable[str], root: str) -> str | None:
+    """The first of `files` (test files relative to `root`, in the order pytest would collect
+    them) whose import imports module `name`: where a fresh collection reports the module's
+    import failing. None when a conftest imports it (pytest reports that failure otherwise) or
+    none of `files` does (their tests would run: only a fresh interpreter can say how)."""
+    modules = project_modules(root)
+    users = _dependents(name, modules)
+    if any(key.rpartition(".")[2] == "conftest" for key in users):
+        return None
+    by_file = {os.path.relpath(str(module.__file__), root): key for key, module in modules.items()}
+    return next((file for file in files if by_file.get(file) in users), None)
+
+
+def _dependents(name: str, modules: dict[str, types.ModuleType]) -> set[str]:
+    """The modules of `modules` whose import imports `name`, as far as their namespaces show it:
+    a module, function or class they bound from it, or a package their own name passes through.
+    A package's own submodules are left out: importing one sets it on the package, which need
+    not import it. Errs towards missing a module: then a later file is named, or none."""
+    needs: dict[str, set[str]] = {}
+    for key, module in modules.items():
+        found = _packages(key)
+        for value in list(vars(module).values()):
+            if isinstance(value, types.ModuleType):
+                if not value.__name__.startswith(key + "."):
+                    found.update(_packages(value.__name__), {value.__name__})
+            elif isinstance(value, (type, types.FunctionType)) and isinstance(value.__module__, str):
+                found.update(_packages(value.__module__), {value.__module__})
+        needs[key] = found
+    users = {name}
+    grown = True
+    while grown:
+        grown = False
+        for key, found in needs.items():
+            if key not in users and found & users:
+                users.add(key)
+                grown = True
+    users.discard(name)
+    return users
+
+
+def _packages(name: str) -> set[str]:
+    """The packages importing module `name` imports first: `a` and `a.b` for `a.b.c`."""
+    parts = name.split(".")
+    return {".".join(parts[:end]) for end in range(1, len(parts))}
+
+
 def _uses(name: str, namespace: dict[str, Any], others: dict[str, types.ModuleType],
           ) -> tuple[frozenset[str] | None, tuple[tuple[str, str, str], ...]]:
     """The module's names other modules read while imported (None: any), and every name another
@@ -230,7 +284,9 @@ def _harmless_caches() -> set[int]:
 def reexecute(survey: Survey, path: str, source: str) -> None:
     """Execute `source` (the mutated module) into the live module object and rebind what other
     modules bound from it. Raises NeedsFreshImport when the result may differ from a fresh
-    import; any exception of the mutated code itself passes through (the caller falls back)."""
+    import, and ImportFailed when the mutated code raised an Exception (as it would in a fresh
+    import: the module's import touches nothing outside it, so it meets the same world);
+    anything else the mutated code raises passes through (the caller falls back)."""
     if survey.refused is not None:
         raise NeedsFreshImport(survey.refused)
     module = sys.modules[survey.name]
@@ -242,7 +298,10 @@ def reexecute(survey: Survey, path: str, source: str) -> None:
             or (isinstance(value, types.ModuleType) and value.__name__.startswith(prefix))}
     namespace.clear()
     namespace.update(kept)
-    exec(code, namespace)  # noqa: S102 - the mutant, as an import would run it
+    try:
+        exec(code, namespace)  # noqa: S102 - the mutant, as an import would run it
+    except Exception as error:  # a skip or an exit at import is left to a fresh interpreter
+        raise ImportFailed(error) from error
     changed = {key for key in old.keys() | namespace.keys()
                if key not in kept and (key not in namespace or key not in old or namespace[key] is not old[key])}
     if changed & survey.held:

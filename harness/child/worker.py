@@ -32,7 +32,13 @@ import coverage
 import pytest
 
 from bugsmith.harness.child import coverage_run, huge_pages, reaper, reexec
-from bugsmith.harness.child.activation import FunctionIndex, NeedsFreshImport, index_functions, swap
+from bugsmith.harness.child.activation import (
+    FunctionIndex,
+    NeedsFreshImport,
+    default_spans,
+    index_functions,
+    swap,
+)
 from bugsmith.harness.child.fork_workers import Zygote
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder, first_lines
@@ -52,6 +58,7 @@ from bugsmith.harness.protocol import (
     Note,
     Patch,
     Ready,
+    TestResult,
     Verdict,
     WorkerSetup,
     child_message,
@@ -145,6 +152,7 @@ class ForkServer(CollectErrors):
             # Once per module, here and not in each child: the answer outlives the fork.
             self.surveys[job.module] = reexec.survey(job.module, job.path, self.setup.root,
                                                           ours=self.index.values())
+            default_spans(job.path)
         if self.view is not None:
             # The unmutated suite's chunks write hypothesis' example database; anything else
             # in the child (a mutant, a patched coverage run, triage) only reads it.
@@ -209,9 +217,9 @@ class ForkServer(CollectErrors):
             for patch in job.patches:
                 swap(self.index, patch.path, patch.function, patch.source, patch.unit)
         except NeedsFreshImport:
-            if not self._reexecute(job, out, collect_limit):
-                send(out, Note(extend=FRESH_IMPORT_ALLOWANCE))
-                send(out, run_fresh(self.setup, job, collect_limit=collect_limit))
+            verdict = self._import_again(job, out, collect_limit)
+            if verdict is not None:
+                send(out, verdict)
                 return
         except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
             send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
@@ -231,22 +239,31 @@ class ForkServer(CollectErrors):
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
-    def _reexecute(self, job: Job, out: BinaryIO, collect_limit: float) -> bool:
-        """Run the mutated module again in place (harness.child.reexec): True when this process
-        now stands for a fresh import of the mutant and its collection. The import gets the
-        time a fresh interpreter would (`collect_limit`), then the tests their own limits."""
+    def _import_again(self, job: Job, out: BinaryIO, collect_limit: float) -> Verdict | None:
+        """Run the mutated module again in place (harness.child.reexec): None when this process
+        now stands for a fresh import of the mutant and its collection (the tests run next),
+        else the verdict: a collection failed as a fresh one would, or a fresh interpreter's.
+        The import gets the time a fresh interpreter would (`collect_limit`), then the tests
+        their own limits."""
         survey = self.surveys.get(job.module)
-        if survey is None or survey.refused is not None:
-            return False
-        send(out, Note(extend=collect_limit))
-        started = time.monotonic()
-        try:
-            reexec.reexecute(survey, job.path, job.source)
-        except BaseException:  # noqa: BLE001 - a fresh interpreter says what the mutant does to an import
-            return False
-        finally:
-            send(out, Note(extend=-max(0.0, collect_limit - (time.monotonic() - started))))
-        return True
+        if survey is not None and survey.refused is None:
+            send(out, Note(extend=collect_limit))
+            started = time.monotonic()
+            try:
+                reexec.reexecute(survey, job.path, job.source)
+                return None
+            except reexec.ImportFailed as failed:
+                importer = reexec.first_importer(job.module, job.test_files, self.setup.root)
+                if importer is not None:  # as harness.child.recorder reports a broken collection
+                    return Verdict(mutant_id=job.mutant_id, results=(TestResult(
+                        id=importer, outcome="failed", when="collect", exception=type(failed.error).__name__,
+                        message=first_lines(failed.error), in_source=True),))
+            except BaseException:  # noqa: BLE001, S110 - a fresh interpreter says what the mutant does to an import
+                pass
+            finally:
+                send(out, Note(extend=-max(0.0, collect_limit - (time.monotonic() - started))))
+        send(out, Note(extend=FRESH_IMPORT_ALLOWANCE))
+        return run_fresh(self.setup, job, collect_limit=collect_limit)
 
     def _crashed(self, job: Job, fd: int, error: BaseException) -> None:  # pragma: no cover - child
         """Log the traceback (the worker's log) and report the error, with the tests' results so

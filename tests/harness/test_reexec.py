@@ -14,6 +14,7 @@ import pytest
 from bugsmith.harness.child.activation import NeedsFreshImport
 from bugsmith.harness.child.import_effects import outside_effect, uses_of
 from bugsmith.harness.child.reexec import reexecute, same_value, survey
+from bugsmith.harness.child.worker import run_fresh
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 
@@ -242,6 +243,8 @@ def test_import_time_mutants_in_a_worker_get_plain_pytests_verdicts(project: Pat
         _job(project, "rules", RULES, RULES.replace('"sheep"}', '"sheep", "deer"}'),
              ("tests/test_rules.py::test_count", *stops)),  # fresh: STOPS was read at import
         _job(project, "held", HELD, HELD.replace('word + ""', 'word + "s"'), ("tests/test_held.py::test_case",)),
+        _job(project, "rules", RULES, RULES.replace('"^" + singular', '"^" - singular'), rules),  # import fails
+        _job(project, "held", HELD, HELD + "1 / 0\n", rules),  # fails, but these tests never import it
     ]
     jobs = [Job(**{**job.to_dict(), "mutant_id": f"m{n}", "extra": (), "task": None}) for n, job in enumerate(jobs)]
     setup = WorkerSetup(root=str(project), pytest_args=(), test_paths=("tests",),
@@ -251,5 +254,9 @@ def test_import_time_mutants_in_a_worker_get_plain_pytests_verdicts(project: Pat
         pool.run(jobs, lambda job, verdict: verdicts.__setitem__(job.mutant_id, verdict))
     failed = {key: [r.id for r in v.results if r.outcome == "failed"] for key, v in verdicts.items()}
     assert failed == {"m0": [rules[0]], "m1": [], "m2": [rules[1]], "m3": ["tests/test_rules.py::test_count"],
-                      "m4": ["tests/test_held.py::test_case"]}
-    assert [verdicts[f"m{n}"].fresh_import for n in range(5)] == [False, False, False, True, True]
+                      "m4": ["tests/test_held.py::test_case"], "m5": ["tests/test_rules.py"], "m6": []}
+    assert [verdicts[f"m{n}"].fresh_import for n in range(7)] == [False, False, False, True, True, False, True]
+    # The failed import in place is reported as a fresh interpreter's collection reports it.
+    fresh = run_fresh(setup, jobs[5], collect_limit=30.0)
+    assert fresh.results == verdicts["m5"].results
+    assert fresh.results[0].exception == "TypeError" and fresh.results[0].in_source
