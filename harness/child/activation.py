@@ -13,6 +13,7 @@ Two ways, both without writing a file:
 from __future__ import annotations
 
 import ast
+import dis
 import gc
 import importlib.abc
 import importlib.machinery
@@ -90,14 +91,95 @@ def mutated_code(targets: list[types.FunctionType], path: str, function: str, mu
     with the module's `__future__` flags it yields the same code object as the whole file.
     Raises NeedsFreshImport when the code cannot be swapped in.
     """
-    new = _from_unit(unit, path, function, targets[0].__code__.co_flags & FUTURE_FLAGS) if unit else None
+    flags = targets[0].__code__.co_flags & FUTURE_FLAGS
+    new = _from_unit(unit, path, function, flags) if unit else None
+    text, flags = (unit, flags) if new is not None else (mutated_source, 0)
     if new is None:
         new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
     if new is None:
         raise NeedsFreshImport(f"{function} not found in the mutated module")
-    if any(len(f.__code__.co_freevars) != len(new.co_freevars) for f in targets):
-        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+    closure = targets[0].__code__.co_freevars
+    if any(f.__code__.co_freevars != closure for f in targets):
+        raise NeedsFreshImport(f"{function}: its live functions differ in their closures")
+    if new.co_freevars != closure:
+        new = keeping_closure(new, closure, text, path, function, flags)
     return new
+
+
+# Names through which a function can see its own frame's variables: a free variable it does
+# not use would show there, so such a function does not keep a closure it lost.
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe", "f_locals"})
+
+
+def keeping_closure(new: types.CodeType, closure: tuple[str, ...], text: str, path: str, function: str,
+                    flags: int) -> types.CodeType:
+    """`new`, compiled again so that it takes the live functions' closure `closure`, of which
+    the mutant no longer uses some cells; NeedsFreshImport unless that is possible and shown
+    to change nothing else.
+
+    A method whose `super()` call a mutant deleted loses its `__class__` cell: the live
+    function's closure has one cell, the mutated code none, and `__code__` cannot be assigned.
+    A `nonlocal` declaration of the missing names at the top of the mutated function makes them
+    free variables again without emitting code: the result is checked to be the same code,
+    instruction for instruction, but for the prologue that copies the cells into the frame."""
+    missing = [name for name in closure if name not in new.co_freevars]
+    if not set(new.co_freevars) < set(closure) or _reads_frames(new):
+        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+    try:
+        tree = ast.parse(text, path)
+        node = _only_def(tree, function)
+        if node is None:
+            raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+        first = 1 if ast.get_docstring(node, clean=False) is not None else 0
+        declaration = ast.Nonlocal(names=missing)
+        node.body.insert(first, ast.copy_location(declaration, node.body[min(first, len(node.body) - 1)]))
+        kept = find_code(compile(tree, path, "exec", flags=flags, dont_inherit=True), function)
+    except SyntaxError as error:
+        raise NeedsFreshImport(f"{function}: the mutant changes the closure") from error
+    if kept is None or kept.co_freevars != closure or not _same_code(kept, new):
+        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+    return kept
+
+
+def _reads_frames(code: types.CodeType) -> bool:
+    return bool(_FRAME_READERS & set(code.co_names)) or any(
+        _reads_frames(const) for const in code.co_consts if isinstance(const, types.CodeType))
+
+
+def _only_def(tree: ast.AST, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The one def in `tree` whose code has `qualname`, None if none or several."""
+    found = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = prefix + child.name
+                if name == qualname:
+                    found.append(child)
+                visit(child, name + ".<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found[0] if len(found) == 1 else None
+
+
+def _same_code(kept: types.CodeType, new: types.CodeType) -> bool:
+    """Whether `kept` does what `new` does: the same signature, names, constants and
+    instructions (jumps by the instruction they reach), once `kept`'s COPY_FREE_VARS is left out."""
+    fields = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_varnames",
+              "co_cellvars", "co_names", "co_consts", "co_name", "co_qualname", "co_firstlineno")
+    return all(getattr(kept, f) == getattr(new, f) for f in fields) and _instructions(kept) == _instructions(new)
+
+
+def _instructions(code: types.CodeType) -> list[tuple[object, ...]]:
+    listed = [i for i in dis.get_instructions(code) if i.opname != "COPY_FREE_VARS"]
+    position = {i.offset: n for n, i in enumerate(listed)}
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    return [(i.opname, position.get(i.argval, -1) if i.opcode in jumps else i.argval, i.positions)
+            for i in listed]
 
 
 def _from_unit(unit: str, path: str, function: str, flags: int) -> types.CodeType | None:
