@@ -3,6 +3,7 @@
     python benchmarks/job_cost.py                       # 300 jobs, 3 rounds
     python benchmarks/job_cost.py --jobs 500 --repeat 5
     python benchmarks/job_cost.py --hypothesis          # the test is a hypothesis test with a database
+    python benchmarks/job_cost.py --file-kb 64          # the mutated file is 64 KB, as a real module's may be
 
 Starts one worker (harness.child.worker) on a copy of the whole `reference/` corpus (so that its
 heap, imports and collected tests are a real worker's) with one trivial problem added, waits
@@ -13,7 +14,9 @@ and minor faults and those of the children it forked (reaped, so counted); the f
 job. No verdict is stored: this measures only the machinery around a test. With `--hypothesis`
 the one test is a hypothesis test (5 examples) that keeps an example database, as one with
 hypothesis' default settings does (the corpus' own profile has none), so each job also reads
-that database through its read-only view (harness.child.hypothesis_view).
+that database through its read-only view (harness.child.hypothesis_view). With `--file-kb N` the
+trivial module carries N KB of comments, so each job carries a file of that size (a job sends
+its whole mutated file) for the worker to read and decode.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import time
 from pathlib import Path
 
 from bugsmith.harness.interpreter import module_command, worker_env
-from bugsmith.harness.protocol import Job, Ready, Verdict, WorkerSetup, receive, send
+from bugsmith.harness.protocol import Job, Ready, Verdict, WorkerSetup, encode, receive, send
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -62,6 +65,12 @@ HYPOTHESIS_TEST = (
     "def test_add(x):\n    assert add(x, 0) == x\n")
 
 
+def padded(source: str, kilobytes: int) -> str:
+    """`source` with `kilobytes` KB of comment lines after it."""
+    line = "# " + "x" * 77 + "\n"
+    return source + line * (kilobytes * 1024 // len(line))
+
+
 def one_round(root: Path, jobs: int) -> dict[str, float]:
     source_path = str(root / "reference" / "jobcost" / "trivial.py")
     setup = WorkerSetup(root=str(root), pytest_args=(), test_paths=("reference",),
@@ -74,7 +83,7 @@ def one_round(root: Path, jobs: int) -> dict[str, float]:
     ready = receive(worker.stdout, Ready.from_dict)
     assert ready is not None and ready.error is None, ready
     test = "reference/jobcost/tests/test_trivial.py::test_add"
-    source, function, module = TRIVIAL["trivial.py"], "add", "reference.jobcost.trivial"
+    source, function, module = Path(source_path).read_text(), "add", "reference.jobcost.trivial"
     # A first job outside the measure: the worker collapses its heap into huge pages then.
     job = Job(mutant_id="warm", module=module, path=source_path, function=function, source=source,
               tests=(test,), timeout=30.0)
@@ -103,13 +112,21 @@ def one_round(root: Path, jobs: int) -> dict[str, float]:
     }
 
 
+def encode_job(source: str) -> bytes:
+    return encode(Job(mutant_id="0", module="reference.jobcost.trivial", path="trivial.py", function="add",
+                      source=source, tests=("reference/jobcost/tests/test_trivial.py::test_add",), timeout=30.0))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--hypothesis", action="store_true", help="a hypothesis test with an example database")
+    parser.add_argument("--file-kb", type=int, default=0, help="pad the mutated file to about this many KB")
     arguments = parser.parse_args()
-    files = {**TRIVIAL, "tests/test_trivial.py": HYPOTHESIS_TEST} if arguments.hypothesis else TRIVIAL
+    files = {**TRIVIAL, "trivial.py": padded(TRIVIAL["trivial.py"], arguments.file_kb)}
+    if arguments.hypothesis:
+        files["tests/test_trivial.py"] = HYPOTHESIS_TEST
     with tempfile.TemporaryDirectory(prefix="bugsmith-jobcost-") as folder:
         root = Path(folder)
         shutil.copytree(REPOSITORY / "reference", root / "reference")
@@ -118,7 +135,8 @@ def main() -> int:
             (root / "reference" / "jobcost" / name).parent.mkdir(parents=True, exist_ok=True)
             (root / "reference" / "jobcost" / name).write_text(text)
         rounds = [one_round(root, arguments.jobs) for _ in range(arguments.repeat)]
-    print(f"load {os.getloadavg()[0]:.1f}; {arguments.jobs} jobs x {arguments.repeat}")
+    print(f"load {os.getloadavg()[0]:.1f}; {arguments.jobs} jobs x {arguments.repeat}; "
+          f"a job of {len(encode_job(files['trivial.py'])) / 1024:.0f} KB")
     for key in rounds[0]:
         values = [r[key] for r in rounds]
         print(f"{key:>18}: median {statistics.median(values):8.2f}  ({', '.join(f'{v:.2f}' for v in values)})")

@@ -11,6 +11,7 @@ verdict that says so. Nothing here decides a status: that is harness.verdict's j
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -39,7 +40,29 @@ More = Callable[[Sequence[Job]], Job | None]  # a job for a worker with these qu
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
+# A job carries its mutated file twice (whole, and the top-level statement it compiles): from a
+# 30 KB file on it outgrows a default pipe, and a worker sent its jobs one at a time waits for
+# this process between every two (packaging's specifiers.py: workers idle 40 % of the run).
+# Linux lets a process widen its pipes up to /proc/sys/fs/pipe-max-size (1 MiB by default).
+JOB_PIPE_BYTES = 1 << 20
+PIPE_MARGIN = 4096
 ZYGOTE_GRACE = 5.0  # seconds the zygote may take to collect its stopped workers and end
+
+
+def _pipe_room(stream: IO[bytes]) -> int:
+    """How many bytes of a job can wait in the pipe `stream` writes to, widened to JOB_PIPE_BYTES
+    where the OS allows; PIPE_ROOM where it cannot tell (not Linux, not a pipe)."""
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        return PIPE_ROOM
+    try:
+        fd = stream.fileno()
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, JOB_PIPE_BYTES)
+        except OSError:
+            pass  # over the user's quota of pipe memory: the size it has
+        return max(0, fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) - PIPE_MARGIN)
+    except (OSError, ValueError):
+        return PIPE_ROOM
 
 
 class _Worker:
@@ -56,6 +79,7 @@ class _Worker:
         self.jobs: deque[Job] = deque()
         self.started_at = 0.0  # when the first job of `jobs` began
         self.gone = False  # a job could not be sent: it is dead
+        self.room = _pipe_room(stdin)  # bytes a job queued behind another may take
         self._buffer = b""
 
     @classmethod
@@ -161,7 +185,7 @@ class _Worker:
     def offer(self, job: Job) -> bool:
         """Send `job` unless it would wait behind another and not fit in the pipe meanwhile."""
         data = encode(job)
-        if self.jobs and len(data) > PIPE_ROOM:
+        if self.jobs and len(data) > self.room:
             return False
         try:
             self.stdin.write(data)

@@ -26,7 +26,7 @@ import pytest
 
 from bugsmith.harness import leftovers
 from bugsmith.harness.child import reaper
-from bugsmith.harness.protocol import Ready, encode
+from bugsmith.harness.protocol import JOB_BUFFER, Ready, encode
 from bugsmith.harness.zygote import Hatch, Hatched
 
 REAP_EVERY = 1.0  # seconds between two collections of ended workers while no request comes
@@ -111,7 +111,7 @@ class Zygote:
         reaper.become_subreaper()
         leftovers.remark(hatch.mark)
         _own_stderr(log, config)
-        return os.fdopen(jobs, "rb", buffering=0), os.fdopen(verdicts, "wb", buffering=0)
+        return os.fdopen(jobs, "rb", buffering=JOB_BUFFER), os.fdopen(verdicts, "wb", buffering=0)
 
 
 def _own_stderr(log: int, config: pytest.Config) -> None:  # pragma: no cover - runs in a forked worker

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import io
 import json
 import os
 import select
@@ -54,6 +55,7 @@ from bugsmith.harness.child.test_clock import TestClock, waited
 from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output
 from bugsmith.harness.protocol import (
     FRESH_IMPORT_ALLOWANCE,
+    JOB_BUFFER,
     Job,
     Note,
     Patch,
@@ -361,7 +363,11 @@ def main() -> int:
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     view = HypothesisSeesTheProject(setup.project, setup.root, read_only=True)
-    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if FLAG in sys.argv[1:] else None, view)
+    # A zygote's stream also carries descriptors (harness.zygote): it stays unbuffered, and the
+    # workers it forks read their jobs through buffers of their own.
+    zygote = Zygote(reader) if FLAG in sys.argv[1:] else None
+    jobs = reader if zygote is not None else io.BufferedReader(reader, JOB_BUFFER)
+    server = ForkServer(setup, jobs, writer, recorder, zygote, view)
     pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
     return 0
 

@@ -3,6 +3,9 @@ mutant that only slows a test down is not a hang) and the baseline it runs in it
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,9 +15,9 @@ from toyproject import CALC
 from bugsmith.errors import BaselineError
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
 from bugsmith.harness.executor import MAX_CONFIRMATIONS, TIMEOUT_CONFIRMATION, confirm_timeout, next_confirmation
-from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.fork_pool import ForkPool, _Worker
 from bugsmith.harness.interpreter import worker_env
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
 from bugsmith.harness.tasks import CoverageTask
 
 LIMIT = 0.6
@@ -373,3 +376,42 @@ def test_a_busy_hang_in_every_test_waits_the_longer_limit_once(busy: bool, longe
         waited += job.enforced[0]
     assert done == MAX_CONFIRMATIONS
     assert waited == probe + (MAX_CONFIRMATIONS - longer) * probe + longer * TIMEOUT_CONFIRMATION
+
+
+# A mutated module of about 300 KB, as a job carries it (whole, with its top-level statement).
+_LONG_COMMENT = ("# " + "x" * 77 + "\n") * 4000
+
+
+def test_jobs_of_a_large_module_queue_ahead_and_get_their_verdicts(project: Path, tmp_path: Path) -> None:
+    """Jobs of a big file are still sent one ahead of the one running (they wait in the worker's
+    pipe, widened where the OS allows) and read whole: a killed and a surviving mutant of `total`,
+    in a module padded to ~300 KB, each get their own verdict."""
+    killed = CALC.replace("        s += x\n", "        s -= x\n") + _LONG_COMMENT
+    survived = CALC.replace("    s = 0\n", "    s = 0 * 1\n") + _LONG_COMMENT
+    assert killed != survived and len(killed.encode()) > 300_000
+    path = str(project / "calcpkg" / "calc.py")
+    jobs = [Job(mutant_id=name, module="calcpkg.calc", path=path, function="total", source=source,
+                tests=("tests/test_calc.py::test_total",), timeout=30.0)
+            for name, source in (("killed", killed), ("survived", survived))]
+    verdicts: dict[str, Verdict] = {}
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        pool.run(jobs, lambda job, verdict: verdicts.__setitem__(job.mutant_id, verdict))
+    assert [r.outcome for r in verdicts["killed"].results] == ["failed"]
+    assert [r.outcome for r in verdicts["survived"].results] == ["passed"]
+
+
+@pytest.mark.skipif(not hasattr(fcntl, "F_SETPIPE_SZ"), reason="pipes are widened on Linux only")
+def test_a_job_larger_than_a_default_pipe_waits_in_the_widened_one(tmp_path: Path) -> None:
+    """Two jobs of 300 KB fit in a worker's job pipe that nobody reads yet: the second is
+    queued behind the first (before, anything past 60 KB waited for the worker to be free,
+    which then waited for this process between every two jobs)."""
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb", buffering=0) as stdout, os.fdopen(write_end, "wb", buffering=0) as stdin:
+        worker = _Worker(process=None, stdin=stdin, stdout=stdout, log_path=tmp_path / "log", mark="m")  # type: ignore[arg-type]
+        job = Job(mutant_id="big", module="m", path="m.py", function="f", source=_LONG_COMMENT,
+                  tests=("t",), timeout=1.0)
+        sent = threading.Thread(target=lambda: [worker.offer(job), worker.offer(job)], daemon=True)
+        sent.start()
+        sent.join(timeout=60)  # a pipe too small blocks the first write forever
+        assert not sent.is_alive()
+        assert worker.room >= 2 * len(encode(job)) and len(worker.jobs) == 2
