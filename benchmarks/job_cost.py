@@ -71,6 +71,12 @@ def padded(source: str, kilobytes: int) -> str:
     return source + line * (kilobytes * 1024 // len(line))
 
 
+def trivial_job(mutant_id: str, path: str, source: str) -> Job:
+    """A job that swaps `add`'s code, from `source`, back in and runs its one test."""
+    return Job(mutant_id=mutant_id, module="reference.jobcost.trivial", path=path, function="add",
+               source=source, tests=("reference/jobcost/tests/test_trivial.py::test_add",), timeout=30.0)
+
+
 def one_round(root: Path, jobs: int) -> dict[str, float]:
     source_path = str(root / "reference" / "jobcost" / "trivial.py")
     setup = WorkerSetup(root=str(root), pytest_args=(), test_paths=("reference",),
@@ -82,18 +88,14 @@ def one_round(root: Path, jobs: int) -> dict[str, float]:
     send(worker.stdin, setup)
     ready = receive(worker.stdout, Ready.from_dict)
     assert ready is not None and ready.error is None, ready
-    test = "reference/jobcost/tests/test_trivial.py::test_add"
-    source, function, module = Path(source_path).read_text(), "add", "reference.jobcost.trivial"
+    source = Path(source_path).read_text()
     # A first job outside the measure: the worker collapses its heap into huge pages then.
-    job = Job(mutant_id="warm", module=module, path=source_path, function=function, source=source,
-              tests=(test,), timeout=30.0)
-    send(worker.stdin, job)
+    send(worker.stdin, trivial_job("warm", source_path, source))
     receive(worker.stdout, Verdict.from_dict)
     before, started = stat(worker.pid), time.perf_counter()
     elapsed, cpu = [], []
     for n in range(jobs):
-        send(worker.stdin, Job(mutant_id=str(n), module=module, path=source_path, function=function,
-                               source=source, tests=(test,), timeout=30.0))
+        send(worker.stdin, trivial_job(str(n), source_path, source))
         verdict = receive(worker.stdout, Verdict.from_dict)
         assert verdict is not None and verdict.results and verdict.results[0].outcome == "passed", verdict
         elapsed.append(verdict.elapsed)
@@ -110,11 +112,6 @@ def one_round(root: Path, jobs: int) -> dict[str, float]:
         "child_faults": (after["cminflt"] - before["cminflt"]) / jobs,
         "worker_faults": (after["minflt"] - before["minflt"]) / jobs,
     }
-
-
-def encode_job(source: str) -> bytes:
-    return encode(Job(mutant_id="0", module="reference.jobcost.trivial", path="trivial.py", function="add",
-                      source=source, tests=("reference/jobcost/tests/test_trivial.py::test_add",), timeout=30.0))
 
 
 def main() -> int:
@@ -136,7 +133,7 @@ def main() -> int:
             (root / "reference" / "jobcost" / name).write_text(text)
         rounds = [one_round(root, arguments.jobs) for _ in range(arguments.repeat)]
     print(f"load {os.getloadavg()[0]:.1f}; {arguments.jobs} jobs x {arguments.repeat}; "
-          f"a job of {len(encode_job(files['trivial.py'])) / 1024:.0f} KB")
+          f"a job of {len(encode(trivial_job('0', 'trivial.py', files['trivial.py']))) / 1024:.0f} KB")
     for key in rounds[0]:
         values = [r[key] for r in rounds]
         print(f"{key:>18}: median {statistics.median(values):8.2f}  ({', '.join(f'{v:.2f}' for v in values)})")

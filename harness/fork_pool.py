@@ -42,8 +42,8 @@ PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (6
 # so that sending it never blocks this process while the worker is busy
 # A job carries its mutated file twice (whole, and the top-level statement it compiles): from a
 # 30 KB file on it outgrows a default pipe, and a worker sent its jobs one at a time waits for
-# this process between every two (packaging's specifiers.py: workers idle 40 % of the run).
-# Linux lets a process widen its pipes up to /proc/sys/fs/pipe-max-size (1 MiB by default).
+# this process between every two. Linux lets a process widen its pipes up to
+# /proc/sys/fs/pipe-max-size (1 MiB by default).
 JOB_PIPE_BYTES = 1 << 20
 PIPE_MARGIN = 4096
 ZYGOTE_GRACE = 5.0  # seconds the zygote may take to collect its stopped workers and end

@@ -250,8 +250,9 @@ def send(stream: IO[bytes], message: Message) -> None:
 
 # A job is a line of tens of kilobytes (its mutated file, twice): read from an unbuffered stream,
 # readline costs one system call per byte (19 ms for a 65 KB job, against 0.2 ms buffered).
-# A worker reads its jobs through a buffer of this size; only a stream that also carries
-# descriptors (the zygote's) must stay unbuffered.
+# Every process the coordinator starts reads through a buffer of this size
+# (harness.child.session.protocol_streams); only a stream that also carries descriptors (the
+# zygote's) stays unbuffered.
 JOB_BUFFER = 1 << 16
 
 

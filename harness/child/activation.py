@@ -91,10 +91,10 @@ def mutated_code(targets: list[types.FunctionType], path: str, function: str, mu
     with the module's `__future__` flags it yields the same code object as the whole file.
     Raises NeedsFreshImport when the code cannot be swapped in.
     """
-    flags = targets[0].__code__.co_flags & FUTURE_FLAGS
+    text, flags = unit, targets[0].__code__.co_flags & FUTURE_FLAGS
     new = _from_unit(unit, path, function, flags) if unit else None
-    text, flags = (unit, flags) if new is not None else (mutated_source, 0)
-    if new is None:
+    if new is None:  # the whole file, which states its own __future__ imports
+        text, flags = mutated_source, 0
         new = find_code(compile(mutated_source, path, "exec", dont_inherit=True), function)
     if new is None:
         raise NeedsFreshImport(f"{function} not found in the mutated module")
@@ -122,22 +122,22 @@ def keeping_closure(new: types.CodeType, closure: tuple[str, ...], text: str, pa
     A `nonlocal` declaration of the missing names at the top of the mutated function makes them
     free variables again without emitting code: the result is checked to be the same code,
     instruction for instruction, but for the prologue that copies the cells into the frame."""
-    missing = [name for name in closure if name not in new.co_freevars]
+    refused = NeedsFreshImport(f"{function}: the mutant changes the closure")
     if not set(new.co_freevars) < set(closure) or _reads_frames(new):
-        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
-    try:
-        tree = ast.parse(text, path)
-        node = _only_def(tree, function)
-        if node is None:
-            raise NeedsFreshImport(f"{function}: the mutant changes the closure")
-        first = 1 if ast.get_docstring(node, clean=False) is not None else 0
-        declaration = ast.Nonlocal(names=missing)
-        node.body.insert(first, ast.copy_location(declaration, node.body[min(first, len(node.body) - 1)]))
+        raise refused
+    tree = ast.parse(text, path)  # it compiled as it is
+    node = _only_def(tree, function)
+    if node is None:
+        raise refused
+    first = 1 if ast.get_docstring(node, clean=False) is not None else 0
+    declaration = ast.Nonlocal(names=[name for name in closure if name not in new.co_freevars])
+    node.body.insert(first, ast.copy_location(declaration, node.body[min(first, len(node.body) - 1)]))
+    try:  # e.g. no binding for the name in this text's enclosing scopes
         kept = find_code(compile(tree, path, "exec", flags=flags, dont_inherit=True), function)
     except SyntaxError as error:
-        raise NeedsFreshImport(f"{function}: the mutant changes the closure") from error
+        raise refused from error
     if kept is None or kept.co_freevars != closure or not _same_code(kept, new):
-        raise NeedsFreshImport(f"{function}: the mutant changes the closure")
+        raise refused
     return kept
 
 

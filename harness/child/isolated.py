@@ -9,7 +9,6 @@ writes one Verdict line.
 
 from __future__ import annotations
 
-import io
 import sys
 from typing import Any, BinaryIO
 
@@ -28,7 +27,7 @@ from bugsmith.harness.child.session import (
 )
 from bugsmith.harness.child.test_clock import OwnClock
 from bugsmith.harness.interpreter import FreshRequest
-from bugsmith.harness.protocol import JOB_BUFFER, Job, Note, Verdict, WorkerSetup, receive, send
+from bugsmith.harness.protocol import Job, Note, Verdict, WorkerSetup, receive, send
 
 
 class Selection(CollectErrors):
@@ -99,7 +98,7 @@ def run(setup: WorkerSetup, job: Job, stream: BinaryIO, collect_limit: float | N
 
 def main() -> int:
     reader, writer = protocol_streams()
-    request = receive(io.BufferedReader(reader, JOB_BUFFER), FreshRequest.from_dict)
+    request = receive(reader, FreshRequest.from_dict)
     if request is None:
         return 1  # the parent went away before it asked anything
     reaper.become_subreaper()

@@ -12,16 +12,18 @@ from typing import Any
 import pytest
 
 from bugsmith.harness.child.copy_imports import serve_from_copy
-from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness.protocol import JOB_BUFFER, WorkerSetup
 from bugsmith.harness.tool_state import STATE_DIR
 
 
-def protocol_streams() -> tuple[Any, Any]:
+def protocol_streams(raw: bool = False) -> tuple[Any, Any]:
     """Take stdin/stdout for the coordinator's protocol and point fds 0/1 at /dev/null.
 
-    Tests and pytest itself print to stdout; they must never corrupt the protocol stream.
+    Tests and pytest itself print to stdout; they must never corrupt the protocol stream. The
+    reader is buffered (JOB_BUFFER) unless `raw`: a stream that also carries descriptors (the
+    zygote's) must never be read ahead.
     """
-    reader = os.fdopen(os.dup(0), "rb", buffering=0)
+    reader = os.fdopen(os.dup(0), "rb", buffering=0 if raw else JOB_BUFFER)
     writer = os.fdopen(os.dup(1), "wb", buffering=0)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)

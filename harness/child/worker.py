@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import io
 import json
 import os
 import select
@@ -55,7 +54,6 @@ from bugsmith.harness.child.test_clock import TestClock, waited
 from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output
 from bugsmith.harness.protocol import (
     FRESH_IMPORT_ALLOWANCE,
-    JOB_BUFFER,
     Job,
     Note,
     Patch,
@@ -355,7 +353,8 @@ def _how_it_ended(status: int) -> str:
 
 
 def main() -> int:
-    reader, writer = protocol_streams()
+    zygote = FLAG in sys.argv[1:]  # its stream also carries descriptors (harness.zygote)
+    reader, writer = protocol_streams(raw=zygote)
     setup = receive(reader, WorkerSetup.from_dict)
     if setup is None:
         return 1  # the coordinator went away before it sent the setup
@@ -363,11 +362,7 @@ def main() -> int:
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     view = HypothesisSeesTheProject(setup.project, setup.root, read_only=True)
-    # A zygote's stream also carries descriptors (harness.zygote): it stays unbuffered, and the
-    # workers it forks read their jobs through buffers of their own.
-    zygote = Zygote(reader) if FLAG in sys.argv[1:] else None
-    jobs = reader if zygote is not None else io.BufferedReader(reader, JOB_BUFFER)
-    server = ForkServer(setup, jobs, writer, recorder, zygote, view)
+    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if zygote else None, view)
     pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
     return 0
 
