@@ -382,18 +382,13 @@ class ForkPool:
         # then (the subprocess pool prepares each job once, up front).
         prepared: set[str] = set()
         while pending or any(worker.jobs for worker in self.workers):
-            for worker in self.workers:
-                while len(worker.jobs) < depth:
-                    if not pending and (extra := more(tuple(worker.jobs))) is not None:
-                        self.spared.add(extra.mutant_id)
-                        pending.append(extra)
-                    if not pending:
-                        break
-                    job = pending[0] if pending[0].mutant_id in prepared else prepare(pending[0])
-                    if not worker.offer(job):
-                        break
-                    prepared.add(job.mutant_id)
-                    pending.popleft()
+            # Level by level: every worker gets a job to run before any gets one to queue. Filled
+            # one worker after the other, the last jobs of a run (a few long confirmations)
+            # queued behind each other on one worker while another sat idle.
+            for level in range(1, depth + 1):
+                for worker in self.workers:
+                    if len(worker.jobs) < level:
+                        self._feed(worker, pending, prepare, more, prepared)
             for key, _ in selector.select(timeout=5.0):
                 ready: _Worker = key.data
                 messages = ready.read()
@@ -406,6 +401,19 @@ class ForkPool:
                 self._lost(worker, selector, pending, on_verdict, "the worker process died")
             for worker in [w for w in self.workers if w.overdue()]:
                 self._lost(worker, selector, pending, on_verdict, "the worker stopped responding")
+
+    def _feed(self, worker: _Worker, pending: deque[Job], prepare: Prepare, more: More,
+              prepared: set[str]) -> None:
+        """Send `worker` the next pending job (or one `more` gives), if there is one and it fits."""
+        if not pending and (extra := more(tuple(worker.jobs))) is not None:
+            self.spared.add(extra.mutant_id)
+            pending.append(extra)
+        if not pending:
+            return
+        job = pending[0] if pending[0].mutant_id in prepared else prepare(pending[0])
+        if worker.offer(job):
+            prepared.add(job.mutant_id)
+            pending.popleft()
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
         if job.mutant_id in self.spared:  # once: when the mutant runs whole later, it is confirmed

@@ -132,6 +132,23 @@ def test_a_confirmation_keeps_the_order_it_was_given_whatever_prepare_says(proje
 
 
 @pytest.mark.slow
+def test_as_many_jobs_as_workers_run_on_every_worker(project: Path, tmp_path: Path) -> None:
+    """Each worker gets a job to run before any gets a second to queue: two jobs on two workers
+    run side by side. Filled one worker after the other, both went to the first worker (a run's
+    last two confirmations, two seconds each, ran one after the other while the other waited)."""
+    where = tmp_path / "workers.txt"
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + f"\n\ndef test_where():\n    import os\n"
+                     f"    with open({str(where)!r}, 'a') as out:\n        out.write(f'{{os.getppid()}}\\n')\n")
+    jobs = [Job.unmutated(f"where-{n}", ("tests/test_calc.py::test_where",), timeout=30.0) for n in range(2)]
+    verdicts: list[Verdict] = []
+    with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
+        pool.run(jobs, lambda _, verdict: verdicts.append(verdict))
+    assert [r.outcome for v in verdicts for r in v.results] == ["passed", "passed"]
+    assert len(set(where.read_text().split())) == 2  # the parent of each test's child: its worker
+
+
+@pytest.mark.slow
 def test_baseline_in_the_workers_equals_the_one_in_its_own_interpreter(project: Path, tmp_path: Path) -> None:
     """Run in chunks on two workers, the baseline finds the same tests, files and per-line
     covering tests as one run of the whole suite in a fresh interpreter."""
