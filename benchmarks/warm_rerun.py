@@ -4,6 +4,13 @@ function, after a semantic one-line edit there; the last must give a cold run's 
     python benchmarks/warm_rerun.py                    # a copy of the reference corpus
     python benchmarks/warm_rerun.py --project P --file F --function NAME --rename OLD NEW \
         --edit OLD NEW
+    python benchmarks/warm_rerun.py --sweep            # an edit in every function, one at a time
+
+One function says little: what a warm run re-tests is what the edit invalidates (the tests
+that ran the function, the mutants those tests killed or hung), and that differs from one
+function to the next. `--sweep` edits, one after the other, every function of every mutated
+file that holds a comparison it can turn around (`a < b` becomes `b > a`: the same meaning,
+other code), re-runs after each edit, and prints the spread.
 
 Each run is the CLI in its own process (`python -m bugsmith run`), timed by wall clock and by
 the CPU seconds of it and everything it started (what a loaded machine stretches least).
@@ -17,6 +24,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edit", nargs=2, default=DEFAULT[3], metavar=("OLD", "NEW"),
                         help="a text in the function to replace: an edit its tests still pass")
     parser.add_argument("--no-check", action="store_true", help="skip the cold run on the edited copy")
+    parser.add_argument("--sweep", action="store_true",
+                        help="after the cold run, a one-line edit in each function in turn, one warm run each")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bugsmith-warm-"))
     try:
@@ -51,10 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         target = project / args.file
         timed("cold", project)
         timed("warm re-run, no edit", project)
-        edit_function(target, args.function, *args.rename, every=True)
-        timed("warm re-run after a one-line edit (a local renamed)", project)
-        edit_function(target, args.function, *args.edit, every=False)
-        timed("warm re-run after a one-line edit (semantic)", project)
+        if args.sweep:
+            sweep(project)
+        else:
+            edit_function(target, args.function, *args.rename, every=True)
+            timed("warm re-run after a one-line edit (a local renamed)", project)
+            edit_function(target, args.function, *args.edit, every=False)
+            timed("warm re-run after a one-line edit (semantic)", project)
         if not args.no_check:
             cold = work / "cold"
             shutil.copytree(project, cold, ignore=shutil.ignore_patterns(".bugsmith"))
@@ -81,6 +94,89 @@ def timed(label: str, project: Path) -> tuple[float, float]:
     load, cpu = os.getloadavg()[0], _children_cpu() - before
     print(f"{label}: {wall:.1f} s wall, {cpu:.1f} CPU-s (load {load:.1f})", flush=True)
     return wall, cpu
+
+
+def sweep(project: Path) -> None:
+    """One warm run after each edit `turned_comparisons` finds in the last run's sources, each
+    on top of the ones before (as a person edits); the spread of their wall times."""
+    store = Store.open_read_only(project / ".bugsmith" / "bugsmith.sqlite")
+    try:
+        files = sorted(store.last_run().sources)
+    finally:
+        store.close()
+    walls: list[float] = []
+    for file in files:
+        path = project / file
+        for function, line in turned_comparisons(path.read_text()):
+            before = path.read_text()
+            path.write_text(turn_comparison(before, line))
+            try:
+                wall, _ = timed(f"warm re-run after an edit in {file}::{function} (line {line})", project)
+            except SystemExit as failed:  # the edit broke something after all: say so, undo it
+                print(f"  skipped: {failed}", flush=True)
+                path.write_text(before)
+                continue
+            walls.append(wall)
+    if walls:
+        walls.sort()
+        under = sum(wall < 3.0 for wall in walls)
+        print(f"{len(walls)} warm re-runs, one per edited function: median {statistics.median(walls):.1f} s,"
+              f" 90th percentile {walls[int(0.9 * (len(walls) - 1))]:.1f} s, max {walls[-1]:.1f} s;"
+              f" {under} of {len(walls)} under 3 s", flush=True)
+
+
+_TURNED = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
+_SYMBOL = {ast.Lt: "<", ast.Gt: ">", ast.LtE: "<=", ast.GtE: ">="}
+
+
+def turned_comparisons(source: str) -> list[tuple[str, int]]:
+    """(function, line) of the first comparison in each function (methods too) that
+    `turn_comparison` can turn around; nested functions count for themselves only."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            own = [n for statement in node.body for n in _own_nodes(statement)]
+            for candidate in own:
+                if isinstance(candidate, ast.Compare) and _turned(source, candidate) is not None:
+                    found.append((node.name, candidate.lineno))
+                    break
+    return sorted(found, key=lambda entry: entry[1])
+
+
+def _own_nodes(node: ast.AST) -> list[ast.AST]:
+    """`node` and what it holds, not descending into nested functions, classes or lambdas."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        return []
+    return [node] + [n for child in ast.iter_child_nodes(node) for n in _own_nodes(child)]
+
+
+def turn_comparison(source: str, line: int) -> str:
+    """`source` with the first comparison that can be turned around on `line` turned around."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and node.lineno == line and (text := _turned(source, node)) is not None:
+            lines = source.splitlines(keepends=True)
+            encoded = lines[line - 1].encode()
+            start, end = node.col_offset, node.end_col_offset or node.col_offset
+            lines[line - 1] = (encoded[:start] + text.encode() + encoded[end:]).decode()
+            return "".join(lines)
+    raise ValueError(f"no comparison to turn around on line {line}")
+
+
+def _turned(source: str, node: ast.Compare) -> str | None:
+    """`b > a` for `a < b` (one line, one operator), if it parses back to that very swap."""
+    if len(node.ops) != 1 or type(node.ops[0]) not in _TURNED or node.lineno != node.end_lineno:
+        return None
+    left, right = ast.get_source_segment(source, node.left), ast.get_source_segment(source, node.comparators[0])
+    if left is None or right is None:
+        return None
+    turned = _TURNED[type(node.ops[0])]
+    text = f"{right} {_SYMBOL[turned]} {left}"
+    try:
+        parsed = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    expected = ast.Compare(left=node.comparators[0], ops=[turned()], comparators=[node.left])
+    return text if ast.dump(parsed) == ast.dump(expected) else None
 
 
 def _children_cpu() -> float:
