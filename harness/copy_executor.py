@@ -56,6 +56,11 @@ class InCopy:
         assert self._copy is not None and self._inner is not None, "enter the executor first"
         return self._copy, self._inner
 
+    @property
+    def drains(self) -> bool:
+        inner = self._inner
+        return isinstance(inner, Draining) and inner.drains
+
     def baseline(self) -> Baseline:
         return self.baseline_with(None)
 
@@ -99,3 +104,6 @@ class _Relocated:
 
     def settle(self, job: Job, verdict: Verdict) -> None:
         self.spare.settle(self.relocation.job_home(job), self.relocation.verdict_home(verdict))
+
+    def width(self, workers: int) -> int:
+        return self.spare.width(workers)

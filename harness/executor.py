@@ -87,10 +87,22 @@ class Spare(Protocol):
         once): it proves no hang, and the mutant must run again, confirmed, to get a verdict."""
         ...
 
+    def width(self, workers: int) -> int:
+        """How many of the pool's `workers` may run the baseline's chunks now: all of them, or
+        fewer while the run's own process still needs a core (harness.early_baseline)."""
+        ...
+
 
 @runtime_checkable
 class Draining(Protocol):
     """An executor that can run spare jobs while its baseline's last chunks drain (the fork pool)."""
+
+    @property
+    def drains(self) -> bool:
+        """Whether `baseline_with` gives spare jobs (an executor in a copy says for the one in
+        it); such an executor's baseline may run on a thread of its own while the run goes on
+        (harness.early_baseline): it starts no worker once it is left."""
+        ...
 
     def baseline_with(self, spare: Spare) -> Baseline:
         """`baseline()`, giving `spare`'s jobs to workers that have no chunk left to run."""

@@ -262,6 +262,9 @@ class ForkPool:
         self.firsts: dict[str, Job] = {}  # a timeout being confirmed: its job as it first ran
         self._started = 0
         self._ready = False
+        # Set first when the pool is left: a baseline running in another thread
+        # (harness.early_baseline) then sees its workers die, and must start none again.
+        self._closed = False
         self._mark = leftovers.new_mark()
         self.zygote: _Worker | None = None  # the process the workers are forked from, if any
 
@@ -279,7 +282,8 @@ class ForkPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for worker in self.workers:
+        self._closed = True
+        for worker in list(self.workers):
             worker.stop()
         if self.zygote is not None:
             self.zygote.stop(grace=ZYGOTE_GRACE)  # it collects its workers: their CPU time counts
@@ -291,10 +295,14 @@ class ForkPool:
         if self.zygote is not None and not self.workers:
             self.tests = self.zygote.wait_ready()
             for _ in range(self.size):
-                self.workers.append(self._spawn())
+                self.workers.append(self._kept(self._spawn()))
         for worker in self.workers:
             self.tests = worker.wait_ready()
         self._ready = True
+
+    @property
+    def drains(self) -> bool:
+        return True
 
     def baseline(self) -> Baseline:
         """The suite once on unmutated code, with per-test coverage, on every worker at once."""
@@ -302,6 +310,13 @@ class ForkPool:
 
     def baseline_with(self, spare: Spare | None) -> Baseline:
         """`baseline()`; a worker with no chunk left to run takes `spare`'s jobs meanwhile."""
+        try:
+            return self._baseline_with(spare)
+        except Exception as error:  # noqa: BLE001 - from another thread the pool was left under it
+            self._refuse_if_closed(error)
+            raise
+
+    def _baseline_with(self, spare: Spare | None) -> Baseline:
         started = time.monotonic()
         self._wait_ready()
         runs: list[tuple[Job, Verdict]] = []
@@ -324,11 +339,12 @@ class ForkPool:
                 return None
             return spare.next_job()
 
-        self.run(chunks, on_verdict, more=more)
+        self.run(chunks, on_verdict, more=more, width=None if spare is None else lambda: spare.width(len(self.workers)))
         return assemble(self.tests, runs, started)
 
     def _spawn(self) -> _Worker:
         """A new worker: forked from the zygote, or an interpreter if there is none (any more)."""
+        self._refuse_if_closed()
         self._started += 1
         mark = leftovers.member_mark(self._mark, self._started)
         if self.zygote is not None:
@@ -355,9 +371,10 @@ class ForkPool:
             raise HarnessError(f"the control run of unmutated code failed in a worker: {failures[0]}")
 
     def run(self, jobs: Sequence[Job], on_verdict: OnVerdict, prepare: Prepare | None = None,
-            depth: int = QUEUE_DEPTH, more: More | None = None) -> None:
+            depth: int = QUEUE_DEPTH, more: More | None = None, width: Callable[[], int] | None = None) -> None:
         """Run `jobs`; `prepare` may rewrite each job just before it is sent (test order); when
-        none is left, `more` may give a worker one (it sees the jobs the worker has queued).
+        none is left, `more` may give a worker one (it sees the jobs the worker has queued);
+        `width`, asked before each round of sending, how many workers may take jobs (all).
 
         Each worker has up to `depth` jobs sent ahead, so that it starts the next one as soon
         as it reports a verdict, without waiting for this process to read it and answer.
@@ -369,12 +386,12 @@ class ForkPool:
             selector.register(worker.stdout, selectors.EVENT_READ, worker)
         try:
             self._loop(pending, selector, on_verdict, prepare or (lambda job: job), depth,
-                       more or (lambda queued: None))
+                       more or (lambda queued: None), width or (lambda: len(self.workers)))
         finally:
             selector.close()
 
     def _loop(self, pending: deque[Job], selector: Any, on_verdict: OnVerdict, prepare: Prepare,
-              depth: int, more: More) -> None:
+              depth: int, more: More, width: Callable[[], int]) -> None:
         # A mutant's job is prepared once, when it is first sent. A confirmation (harness.executor
         # next_confirmation) and a retry come back already in the order they must keep:
         # preparing a confirmation again put the test that hung first again, at the first limit,
@@ -382,11 +399,15 @@ class ForkPool:
         # then (the subprocess pool prepares each job once, up front).
         prepared: set[str] = set()
         while pending or any(worker.jobs for worker in self.workers):
+            # Left from another thread (harness.early_baseline), the pool's pipes may have been
+            # closed under this select: it would wait for them for ever.
+            self._refuse_if_closed()
             # Level by level: every worker gets a job to run before any gets one to queue. Filled
             # one worker after the other, the last jobs of a run (a few long confirmations)
             # queued behind each other on one worker while another sat idle.
+            allowed = self.workers[:max(1, width())]
             for level in range(1, depth + 1):
-                for worker in self.workers:
+                for worker in allowed:
                     if len(worker.jobs) < level:
                         self._feed(worker, pending, prepare, more, prepared)
             for key, _ in selector.select(timeout=5.0):
@@ -415,6 +436,20 @@ class ForkPool:
             prepared.add(job.mutant_id)
             pending.popleft()
 
+    def _refuse_if_closed(self, error: Exception | None = None) -> None:
+        """HarnessError if the pool was left: what failed since (a read, a pipe closed under a
+        baseline's thread) only says so."""
+        if self._closed:
+            raise HarnessError("the fork pool was closed while it ran") from error
+
+    def _kept(self, worker: _Worker) -> _Worker:
+        """`worker`, about to join `workers`; stopped if the pool was closed since it started
+        (its closing did not see it)."""
+        if self._closed:
+            worker.stop()
+            self._refuse_if_closed()
+        return worker
+
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
         if job.mutant_id in self.spared:  # once: when the mutant runs whole later, it is confirmed
             self.spared.discard(job.mutant_id)
@@ -433,6 +468,7 @@ class ForkPool:
               why: str) -> None:
         """Replace a dead or stuck worker: its running job is retried once, the ones queued
         behind it never started and go back first."""
+        self._refuse_if_closed()  # it died because the pool is being left
         jobs = list(worker.jobs)
         self._replace(worker, selector)
         pending.extendleft(reversed(jobs[1:]))
@@ -451,6 +487,6 @@ class ForkPool:
         worker.stop()
         fresh = self._spawn()
         fresh.wait_ready()
-        self.workers[self.workers.index(worker)] = fresh
+        self.workers[self.workers.index(worker)] = self._kept(fresh)
         selector.register(fresh.stdout, selectors.EVENT_READ, fresh)
         return fresh

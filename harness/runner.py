@@ -52,6 +52,7 @@ from bugsmith.harness.warm_start import (
     KILLS,
     Code,
     Executors,
+    begin,
     describe_code,
     finish,
     joined,
@@ -129,6 +130,8 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     fingerprint = baseline_fingerprint(setup, sources, test_hashes)
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
+    # The workers run the baseline as soon as they have collected, while libcst works here.
+    early = begin(start, executors) if start is not None else None
     if mutators is None:  # after the workers start: libcst, if a file changed
         enumeration = cached_enumeration(files, root=options.root, store=store, families=options.families,
                                          operators=options.operators)
@@ -141,7 +144,7 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     if start is not None:
         if start.reuse is None and options.pipeline:  # cold: the whole suite runs under coverage
             speculation = Speculation(mutants, sources, options, code.at_import)
-        baseline = finish(start, code, store, executors, fingerprint, speculation)
+        baseline = finish(start, code, store, executors, fingerprint, speculation, early)
     assert baseline is not None
     return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources, setup=setup,
                 baseline=baseline, test_hashes=test_hashes, code=code, speculation=speculation)

@@ -108,6 +108,9 @@ class Speculation:
                          self._ranges[mutant.file])
         return replace(job, mutant_id=job_id)
 
+    def width(self, workers: int) -> int:
+        return workers
+
     def settle(self, job: Job, verdict: Verdict) -> None:
         """A speculative job's verdict: keep a kill or the passes, forget anything else."""
         mutant_id = self._running.pop(job.mutant_id, None)

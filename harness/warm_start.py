@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import BaselineError
+from bugsmith.harness import early_baseline
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
+from bugsmith.harness.early_baseline import Early
 from bugsmith.harness.executor import Draining, Executor, ExecutorFactory, Spare
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.incremental import (
@@ -177,14 +179,29 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
     return Start(old=None, old_units={}, reuse=None)
 
 
+def begin(start: Start, executors: Executors) -> Early | None:
+    """The baseline `finish` will ask for, started now in the executor `prepare` entered
+    (harness.early_baseline), if there is one to run there."""
+    if start.reuse is not None and not start.reuse.needs_run:
+        return None  # nothing runs: no executor was entered
+    return early_baseline.begin(executors.get())
+
+
 def finish(start: Start, code: Code, store: Store, executors: Executors,
-           fingerprint: str, spare: Spare | None = None) -> Baseline:
-    """The baseline `prepare` chose, run where needed, and stored for the next run; a whole
-    suite's baseline gives idle workers `spare`'s jobs (harness.speculation) while it drains."""
+           fingerprint: str, spare: Spare | None = None, early: Early | None = None) -> Baseline:
+    """The baseline `prepare` chose, run where needed (or taken from `early`, the one `begin`
+    started), and stored for the next run; a whole suite's baseline gives idle workers
+    `spare`'s jobs (harness.speculation) while it drains."""
     baseline: Baseline | None = None
     if start.reuse is not None and start.old is not None:
         try:
-            fresh = executors.get().baseline() if start.reuse.needs_run else None
+            if not start.reuse.needs_run:
+                fresh = None
+            elif early is not None:
+                early.spare.attach(None)  # a narrowed baseline drains into no spare
+                fresh = early.baseline.result()
+            else:
+                fresh = executors.get().baseline()
         except BaselineError:  # red, or the narrowed collection failed: the whole suite says which
             fresh, ran = None, set()
         else:
@@ -195,6 +212,9 @@ def finish(start: Start, code: Code, store: Store, executors: Executors,
                 executors.collected = frozenset(ran)
         else:
             executors.widen()  # a test it asked for was not collected: run the whole suite
+    if baseline is None and early is not None and start.reuse is None:
+        early.spare.attach(spare)
+        baseline = early.baseline.result()
     if baseline is None:
         executor = executors.get()
         if spare is not None and executors.collected is None and isinstance(executor, Draining):

@@ -22,6 +22,7 @@ import select
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,20 +88,24 @@ class ForkedProcess:
             os.close(pidfd)
             raise
         self.returncode: int | None = None
+        # The pool's thread and a baseline's (harness.early_baseline) may both wait for one
+        # worker as the pool is left: the pidfd is closed once, by whichever sees the end first.
+        self._waiting = threading.Lock()
 
     def kill(self) -> None:
         if self._pidfd < 0:
             return
         try:
             signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-        except ProcessLookupError:
+        except (ProcessLookupError, OSError):  # ended, and its pidfd closed meanwhile by a wait
             pass
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Wait until the worker has ended (or `timeout` seconds)."""
-        if self._pidfd >= 0 and select.select([self._pidfd], [], [], timeout)[0]:
-            os.close(self._pidfd)
-            self._pidfd = -1
+        with self._waiting:
+            if self._pidfd >= 0 and select.select([self._pidfd], [], [], timeout)[0]:
+                os.close(self._pidfd)
+                self._pidfd = -1
         return self.returncode
 
 

@@ -221,6 +221,9 @@ class _Spare:
     def settle(self, job: Job, verdict: Verdict) -> None:
         self.settled.append(job.mutant_id)
 
+    def width(self, workers: int) -> int:
+        return workers
+
 
 @pytest.mark.slow
 def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_path: Path) -> None:

@@ -1,0 +1,114 @@
+"""The baseline run by the workers while this process still generates mutants.
+
+A run enters its executor before it generates mutants, so that the workers import and collect
+the suite meanwhile. On a library whose suite imports quickly the workers are ready long before
+libcst is done (packaging: ready at 0.6 s, mutants generated at 1.8 s), and they sat idle
+until the baseline was asked for. `begin` asks for it at once, from a thread of its own, and
+`EarlyBaseline.result` is where the run would have run it.
+
+Only the baseline runs in that thread, on an executor nothing else touches until `result`
+returns; the mutants, the store and everything else stay in the calling thread. The
+speculation (harness.speculation), which needs the mutants, joins when they exist
+(`LateSpare.attach`): chunks that ended before learn it then. If the run stops before
+`result` (an interrupt, an error while generating), closing the executor ends the thread's
+work: the fork pool starts no worker once it is closed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.executor import Draining, Executor, Spare
+from bugsmith.harness.protocol import Job, Verdict
+
+
+class LateSpare:
+    """A Spare whose jobs exist once the mutants do. Until `attach` it gives none, keeps the
+    chunks' verdicts for the spare it is given then, and leaves one worker idle (the core
+    generating mutants needs): a third process on two cores slowed libcst by as much as the
+    baseline gained."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # the baseline's thread calls in, the run's attaches
+        self._attached = False
+        self._spare: Spare | None = None
+        self._waiting: list[Verdict] = []
+
+    def attach(self, spare: Spare | None) -> None:
+        """The mutants exist: from now on `spare` (None: no spare jobs) and every worker."""
+        with self._lock:
+            if spare is not None:
+                for verdict in self._waiting:
+                    spare.chunk_done(verdict)
+            self._waiting.clear()
+            self._spare, self._attached = spare, True
+
+    def chunk_done(self, verdict: Verdict) -> None:
+        with self._lock:
+            if not self._attached:
+                self._waiting.append(verdict)
+            elif self._spare is not None:
+                self._spare.chunk_done(verdict)
+
+    def next_job(self) -> Job | None:
+        with self._lock:
+            return None if self._spare is None else self._spare.next_job()
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        with self._lock:
+            assert self._spare is not None, "a spare job before the spare"
+            self._spare.settle(job, verdict)
+
+    def width(self, workers: int) -> int:
+        with self._lock:
+            if not self._attached:
+                return max(1, workers - 1)
+            return workers if self._spare is None else self._spare.width(workers)
+
+
+class EarlyBaseline:
+    """`call()` running in a thread of its own; `result` waits for it and returns what it
+    returned, or raises what it raised."""
+
+    def __init__(self, call: Callable[[], Baseline]) -> None:
+        self._outcome: Baseline | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(call,), name="bugsmith-baseline", daemon=True)
+        self._thread.start()
+
+    def _run(self, call: Callable[[], Baseline]) -> None:
+        try:
+            self._outcome = call()
+        except BaseException as error:  # noqa: BLE001 - raised again where the run asks for it
+            self._outcome = error
+
+    def done(self) -> bool:
+        """Whether the call has returned (or raised): `result` would not wait."""
+        return not self._thread.is_alive()
+
+    def result(self) -> Baseline:
+        self._thread.join()
+        if isinstance(self._outcome, BaseException):
+            raise self._outcome
+        assert self._outcome is not None
+        return self._outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Early:
+    """A baseline started early, and the spare that tells its workers when the mutants exist."""
+
+    baseline: EarlyBaseline
+    spare: LateSpare
+
+
+def begin(executor: Executor) -> Early | None:
+    """The baseline the entered `executor` would run, started now; `Early.spare.attach` once
+    the mutants exist. None but for the fork pool (`Draining.drains`): only its use from a
+    second thread is shown safe, as it starts no worker once it is left."""
+    if not (isinstance(executor, Draining) and executor.drains):
+        return None
+    late = LateSpare()
+    return Early(EarlyBaseline(lambda: executor.baseline_with(late)), late)

@@ -1,0 +1,172 @@
+"""The baseline run while mutants are generated (harness.early_baseline): a spare joins late and
+learns what it missed, a result comes back as the call gave it, the run's workers start the
+baseline before libcst is done, and leaving the pool mid-baseline ends the thread's work."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+from toyproject import CALC, TESTS
+
+from bugsmith import harness
+from bugsmith.errors import BaselineError, HarnessError
+from bugsmith.harness.baseline import Baseline
+from bugsmith.harness.config import resolve
+from bugsmith.harness.early_baseline import EarlyBaseline, LateSpare, begin
+from bugsmith.harness.fork_pool import ForkPool
+from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.mutators.base import Family, Mutator
+
+
+class Recording:
+    """A spare that records what it is told and gives `jobs` one by one."""
+
+    def __init__(self, jobs: list[Job]) -> None:
+        self.jobs = jobs
+        self.chunks: list[str] = []
+        self.settled: list[str] = []
+
+    def chunk_done(self, verdict: Verdict) -> None:
+        self.chunks.append(verdict.mutant_id)
+
+    def next_job(self) -> Job | None:
+        return self.jobs.pop(0) if self.jobs else None
+
+    def settle(self, job: Job, verdict: Verdict) -> None:
+        self.settled.append(job.mutant_id)
+
+    def width(self, workers: int) -> int:
+        return workers
+
+
+def test_a_late_spare_gives_nothing_until_attached_then_learns_every_chunk_in_order() -> None:
+    """Until the mutants exist, no spare job and one worker fewer (the generating process
+    keeps a core); then the spare's jobs, every worker, and the chunks it missed."""
+    late = LateSpare()
+    late.chunk_done(Verdict(mutant_id="baseline-0"))
+    late.chunk_done(Verdict(mutant_id="baseline-1"))
+    assert late.next_job() is None
+    assert (late.width(2), late.width(4), late.width(1)) == (1, 3, 1)
+    spare = Recording([Job.unmutated("m", ("t",), 1.0)])
+    late.attach(spare)
+    assert late.width(2) == 2
+    assert spare.chunks == ["baseline-0", "baseline-1"]  # what it missed, at once
+    late.chunk_done(Verdict(mutant_id="baseline-2"))
+    job = late.next_job()
+    assert job is not None and job.mutant_id == "m"
+    late.settle(job, Verdict(mutant_id="m"))
+    assert spare.chunks[-1] == "baseline-2" and spare.settled == ["m"] and late.next_job() is None
+
+
+def test_a_late_spare_attached_to_nothing_frees_every_worker_and_gives_no_job() -> None:
+    late = LateSpare()
+    late.chunk_done(Verdict(mutant_id="baseline-0"))
+    late.attach(None)  # a narrowed (warm) baseline: no speculation
+    late.chunk_done(Verdict(mutant_id="baseline-1"))
+    assert late.width(2) == 2 and late.next_job() is None
+
+
+def test_an_early_baseline_returns_what_its_call_gave_or_raises_what_it_raised() -> None:
+    done = Baseline(tests=(), lines={}, duration=0.0)
+    assert EarlyBaseline(lambda: done).result() is done
+
+    def red() -> Baseline:
+        raise BaselineError("1 test fails on the unmutated code")
+
+    with pytest.raises(BaselineError, match="fails on the unmutated code"):
+        EarlyBaseline(red).result()
+
+
+def test_only_an_executor_that_drains_starts_early() -> None:
+    class Plain:  # an executor with no baseline_with (a subprocess pool, a Dask cluster)
+        def baseline(self) -> Baseline:
+            raise AssertionError("must not run")
+
+    assert begin(Plain()) is None  # type: ignore[arg-type]
+
+
+def _setup(root: Path) -> WorkerSetup:
+    return WorkerSetup(root=str(root), pytest_args=(), test_paths=("tests",),
+                       sources=(str(root / "calcpkg" / "calc.py"),), memory_limit_mb=1024)
+
+
+@pytest.mark.slow
+def test_the_pool_runs_the_baseline_while_the_caller_goes_on(project: Path, tmp_path: Path) -> None:
+    with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
+        early = begin(pool)
+        assert early is not None
+        spare = Recording([])
+        deadline = time.monotonic() + 60
+        while not early.baseline.done() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the caller's own work (generating mutants), never asking
+        assert early.baseline.done()  # it ran to its end with nobody waiting on it
+        early.spare.attach(spare)
+        baseline = early.baseline.result()
+    assert {t.id.split("::")[1] for t in baseline.tests} >= {"test_clamp", "test_total", "test_spin"}
+    assert spare.chunks  # the chunks it finished before the spare existed were passed on
+
+
+@pytest.mark.slow
+def test_leaving_the_pool_mid_baseline_ends_the_thread_and_starts_no_worker(project: Path, tmp_path: Path) -> None:
+    """A baseline that hangs (a test that sleeps) when the run is interrupted: leaving the pool
+    kills its workers, and the thread, seeing them die, replaces none and ends."""
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_sleeps():\n    import time\n    time.sleep(60)\n")
+    pool = ForkPool(_setup(project), 2, tmp_path / "logs")
+    with pool:
+        early = begin(pool)
+        assert early is not None
+        deadline = time.monotonic() + 60
+        while len(pool.workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the zygote collected and forked the workers: the baseline runs
+        started = {worker.process.pid for worker in pool.workers}
+        assert len(started) == 2
+    with pytest.raises((HarnessError, BaselineError)):
+        early.baseline.result()
+    assert {worker.process.pid for worker in pool.workers} <= started  # none started after
+    assert not any(_alive(pid) for pid in started)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+class WaitsForTheBaseline(Mutator):
+    """Mutates nothing; `mutate` returns once the suite has run (the baseline's tests leave a
+    file), or after 30 s: a stand-in for libcst's work that takes as long as the baseline."""
+
+    name = "toy/waits"
+    family = Family.CLASSIC
+    explanation = "`{original}`"
+    matcher = m.Module()
+    examples = ()
+    marker: Path | None = None
+    seen: list[bool] = []
+
+    def mutate(self, node: cst.Module, ctx: object) -> list[cst.CSTNode]:
+        deadline = time.monotonic() + 30
+        assert self.marker is not None
+        while not self.marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.seen.append(self.marker.exists())
+        return []
+
+
+@pytest.mark.slow
+def test_a_run_starts_the_baseline_before_its_mutants_are_generated(project: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "the-suite-ran"
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(TESTS + f"\n\ndef test_leaves_a_mark():\n    open({str(marker)!r}, 'w').close()\n")
+    assert (project / "calcpkg" / "calc.py").read_text() == CALC
+    waiting = WaitsForTheBaseline()
+    waiting.marker, waiting.seen = marker, []
+    harness.run(resolve(project), mutators=(waiting,))
+    assert waiting.seen and all(waiting.seen)  # the baseline ran while the mutants were being generated
