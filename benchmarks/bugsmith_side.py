@@ -8,7 +8,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,8 @@ class BugsmithResult:
     by_family: dict[str, int]
     wall: float  # seconds for the whole `harness.run`
     cpu: float  # user + system seconds of every process it ran
-    baseline: float  # waiting for the workers to import and collect, then the suite once with
-    # per-test coverage, in chunks on every worker
+    baseline: float  # from the workers' start to the end of the suite's run under per-test
+    # coverage, in chunks on every worker (mutant generation goes on beside it)
     startup: float  # spawning the workers (they import and collect while mutants are generated)
     control: float  # unmutated code run through the workers once
     mutant_phase: float  # every mutant, from the first job to the last verdict
@@ -45,6 +45,7 @@ class BugsmithResult:
     at_import: int = 0  # killed or survived mutants in code run at import (see `_at_import`)
     import_median: float = 0.0  # their median worker time, seconds
     function_median: float = 0.0  # that of the other killed or survived mutants
+    verdicts: dict[str, str] = field(default_factory=dict)  # mutant id -> status, for --against
 
     @property
     def executed(self) -> int:
@@ -70,23 +71,30 @@ class _TimedExecutor:
     def __enter__(self) -> _TimedExecutor:
         started = time.monotonic()
         self.inner.__enter__()
-        self.phases["startup"] = time.monotonic() - started
+        self.entered = time.monotonic()
+        self.phases["startup"] = self.entered - started
         return self
+
+    @property
+    def drains(self) -> bool:
+        """The pool's own answer: without it the run would not start its baseline early
+        (harness.early_baseline), and the benchmark would time a path users do not take."""
+        return bool(getattr(self.inner, "drains", False))
 
     def __exit__(self, *exc: object) -> None:
         self.inner.__exit__(*exc)
 
     def baseline(self) -> Any:
-        started = time.monotonic()
         found = self.inner.baseline()
-        self.phases["baseline"] = time.monotonic() - started
+        self.phases["baseline"] = time.monotonic() - self.entered  # as baseline_with
         return found
 
     def baseline_with(self, spare: Any) -> Any:
-        """The baseline while idle workers run mutants (harness.speculation): timed as the baseline."""
-        started = time.monotonic()
+        """The baseline while idle workers run mutants (harness.speculation). It may start as
+        soon as the workers do, in a thread of its own, while the run generates mutants: timed
+        from the workers' start to its end, which holds that generation."""
         found = self.inner.baseline_with(spare)
-        self.phases["baseline"] = time.monotonic() - started
+        self.phases["baseline"] = time.monotonic() - self.entered
         return found
 
     def control(self, *args: Any, **kwargs: Any) -> None:
@@ -140,6 +148,7 @@ def run_bugsmith(folder: Path, jobs: int, families: tuple[str, ...], label: str)
         import_median=_median(imported),
         function_median=_median([o.duration for o in result.outcomes if o.status in (Status.KILLED, Status.SURVIVED)
                                  and o.mutant_id not in at_import]),
+        verdicts={o.mutant_id: o.status.value for o in result.outcomes},
     )
 
 

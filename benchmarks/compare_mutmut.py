@@ -3,6 +3,7 @@
     python benchmarks/compare_mutmut.py                   # every target, 2 jobs
     python benchmarks/compare_mutmut.py --target auc --corpus --json out.json
     python benchmarks/compare_mutmut.py --target packaging --recheck 0 --no-classic
+    python benchmarks/compare_mutmut.py --json after.json --against before.json   # verdicts that changed
 
 For each target it stages a fresh copy (a package and its tests, configured for both tools),
 runs bugsmith cold on it twice (the `classic` family, which matches mutmut's operators, then
@@ -12,7 +13,8 @@ of each tool, their ratio, bugsmith's phases and its per-mutant overhead beyond 
 mutants in code run at import and their median cost. Then it re-checks a sample of each tool's
 verdicts with plain pytest (recheck.py) and counts those each tool got wrong, and times a warm
 `bugsmith run` after a one-line edit (warm_rerun.py). `--corpus` also times bugsmith alone on
-the whole reference corpus. See benchmarks/README.md.
+the whole reference corpus. `--against` names the mutants whose verdict differs from an earlier
+run's `--json` figures (a speed-up must change none). See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from audit import sample
 from bugsmith_side import BugsmithResult, import_time_rule, run_bugsmith, stored_run
@@ -52,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=14, help="for the re-check's sample")
     parser.add_argument("--no-classic", action="store_true",
                         help="skip bugsmith's classic-only run (every family only)")
+    parser.add_argument("--against", type=Path, metavar="JSON",
+                        help="a --json file of an earlier run: print which verdicts of each target differ")
     args = parser.parse_args(argv)
+    earlier = _earlier(args.against)
     mutmut_executable()  # create the environment before any clock starts
     work = Path(tempfile.mkdtemp(prefix="bugsmith-bench-"))
     figures: dict[str, object] = {"jobs": args.jobs, "mutmut": MUTMUT_VERSION,
@@ -62,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name in args.target or sorted(TARGETS):
             figures[name] = measure(TARGETS[name], work, args)
+            if earlier is not None:
+                compare_verdicts(earlier, figures, name)
         if args.corpus:
             figures["corpus"] = measure_corpus(work, args.jobs)
     finally:
@@ -92,6 +100,33 @@ def measure(target: Target, work: Path, args: argparse.Namespace) -> dict[str, o
             f"mutmut {MUTMUT_VERSION}": theirs, "bugsmith all families": ours}, jobs)
     figures["warm"] = warm_edit(target, folder)
     return figures
+
+
+def _earlier(path: Path | None) -> dict[str, Any] | None:
+    """The figures of an earlier run (`--json`), read before anything is measured."""
+    if path is None:
+        return None
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"--against {path}: not a figures file this benchmark wrote ({error})") from None
+
+
+def compare_verdicts(earlier: dict[str, Any], figures: dict[str, Any], name: str) -> None:
+    """Print how many of the target's mutants (every family) changed verdict since `earlier`.
+    Mutant ids name the file, site and rewrite, so the same code gives the same ids."""
+    before = earlier.get(name, {}).get("bugsmith_all", {}).get("verdicts")
+    now = figures[name]["bugsmith_all"]["verdicts"]
+    if not before:
+        say(f"verdicts against {earlier.get('bugsmith_commit')}: none recorded for {name} there")
+        return
+    common = sorted(set(before) & set(now))
+    differ = [m for m in common if before[m] != now[m]]
+    say(f"verdicts against {earlier.get('bugsmith_commit')}: {len(differ)} of {len(common)} differ"
+        f" ({len(set(now) - set(before))} mutants new, {len(set(before) - set(now))} gone)")
+    for mutant in differ[:5]:
+        say(f"    {mutant}: {before[mutant]} -> {now[mutant]}")
+    figures[name]["verdicts_differ"] = differ
 
 
 def _key(label: str) -> str:
@@ -187,10 +222,10 @@ def report(mutmut: MutmutResult, *runs: BugsmithResult) -> None:
 
 def _phases(result: BugsmithResult) -> None:
     say(f"{result.label}: statuses {_counts(result.statuses)}; families {_counts(result.by_family)}")
-    say(f"  phases: workers spawned {result.startup:.2f} s, then mutant generation while they "
-        f"import and collect; workers ready + baseline under coverage {result.baseline:.2f} s, "
+    say(f"  phases: workers spawned {result.startup:.2f} s; their import and collection, then the "
+        f"baseline under coverage, beside mutant generation, ended {result.baseline:.2f} s after; "
         f"control {result.control:.2f} s, mutants {result.mutant_phase:.2f} s, "
-        f"generation + planning + store {result.other:.2f} s (of {result.wall:.2f} s)")
+        f"planning + store + the rest {result.other:.2f} s (of {result.wall:.2f} s)")
     say(f"  floor (cheapest killing test over killed mutants) {result.floor:.3f} s; "
         f"every test the mutants ran {result.tests_time:.3f} s")
     whole = result.overhead(result.wall, result.floor, result.mutants)
@@ -198,12 +233,18 @@ def _phases(result: BugsmithResult) -> None:
     timeouts = result.statuses.get("timeout", 0)
     clean = result.overhead(result.mutant_phase, result.tests_time + result.timeout_seconds,
                             result.executed - timeouts)
+    # Tests' times are their baseline's, under coverage, and some mutants run while the
+    # baseline drains (harness.speculation): where the tests are most of the run, the
+    # differences below fall under zero and say nothing.
+    beyond = (f"{clean * 1000:.1f} ms" if clean >= 0 else
+              "not measurable (the tests' baseline seconds exceed the mutant phase's)")
     say(f"  overhead per mutant = (wall x {result.jobs} - floor) / mutants: {whole * 1000:.0f} ms "
         f"over the whole run, {phase * 1000:.1f} ms over the mutant phase; "
-        f"{clean * 1000:.1f} ms without the {timeouts} timeouts ({result.timeout_seconds:.1f} s) "
+        f"{beyond} without the {timeouts} timeouts ({result.timeout_seconds:.1f} s) "
         "and beyond every test run")
     per_cpu = (result.cpu - result.tests_time) / result.mutants if result.mutants else 0.0
-    say(f"  cpu per mutant beyond every test run, whole run included: {per_cpu * 1000:.0f} ms")
+    if per_cpu >= 0:
+        say(f"  cpu per mutant beyond every test run, whole run included: {per_cpu * 1000:.0f} ms")
     if result.at_import:
         run = result.executed - result.statuses.get("timeout", 0) - result.statuses.get("error", 0)
         ratio = result.import_median / result.function_median if result.function_median else 0.0
