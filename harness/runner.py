@@ -131,7 +131,8 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
     # The workers run the baseline as soon as they have collected, while libcst works here.
-    early = begin(start, executors) if start is not None else None
+    early = (begin(start, executors, lambda executor, fresh: _control(executor, fresh.tests, options))
+             if start is not None else None)
     if mutators is None:  # after the workers start: libcst, if a file changed
         enumeration = cached_enumeration(files, root=options.root, store=store, families=options.families,
                                          operators=options.operators)
@@ -222,6 +223,7 @@ def run(
                 progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
             the_plan = plan(options, store, mutators, executors)
             result = _execute(the_plan, store, started, started_at, progress, executors, notes)
+            executors.settle()  # a control still running in the baseline's thread (no job ran)
             executors.close()  # the workers are gone: nothing of the run can still write
             warnings = tree_warnings(the_plan.baseline, changes(tree, snapshot(options.root)))
             if warnings:
@@ -457,9 +459,8 @@ def _run_jobs(executors: Executors, jobs: list[Job], baseline: Baseline, options
     """Run `jobs` after the control run; `speculated`, verdicts of a cold run's mutants run
     during the baseline, are trusted only once that control run passed."""
     executors.fit({test for job in jobs for test in job.tests}, len(jobs), len(baseline.tests))
-    executor = executors.get()
-    control = [t for t in baseline.tests if executors.knows({t.id})]
-    executor.control(_control_tests(control), timeout=_control_limit(baseline, options))
+    known = [t for t in baseline.tests if executors.knows({t.id})]
+    executor = executors.controlled(lambda executor: _control(executor, known, options))
     for job, verdict in speculated:
         on_verdict(job, verdict)
     executor.run(jobs, on_verdict, order.prepare)
@@ -498,6 +499,12 @@ def _import_calls(root: Path, sources: Mapping[str, str], test_hashes: Mapping[s
     }
 
 
+def _control(executor: Executor, tests: Sequence[TestInfo], options: RunOptions) -> None:
+    """The control run of `executor`, which knows `tests`: HarnessError unless the unmutated
+    code passes through the machinery the mutants run in."""
+    executor.control(_control_tests(tests), timeout=_control_limit(tests, options))
+
+
 def _control_tests(tests: Sequence[TestInfo]) -> tuple[str, ...]:
     """The fastest test of each test file: proves every file runs through the machinery."""
     fastest: dict[str, tuple[float, str]] = {}
@@ -508,8 +515,8 @@ def _control_tests(tests: Sequence[TestInfo]) -> tuple[str, ...]:
     return tuple(test_id for _, test_id in fastest.values())
 
 
-def _control_limit(baseline: Baseline, options: RunOptions) -> float:
-    return options.timeout_factor * sum(t.duration for t in baseline.tests) + 10 * options.timeout_base
+def _control_limit(tests: Sequence[TestInfo], options: RunOptions) -> float:
+    return options.timeout_factor * sum(t.duration for t in tests) + 10 * options.timeout_base
 
 
 def _counts(store: Store, keys: dict[str, str]) -> dict[str, int]:

@@ -20,11 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bugsmith.errors import BaselineError
+from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import early_baseline
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.early_baseline import Early
+from bugsmith.harness.early_baseline import Early, EarlyBaseline
 from bugsmith.harness.executor import Draining, Executor, ExecutorFactory, Spare
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.incremental import (
@@ -63,6 +63,9 @@ class Executors:
         self._stack = ExitStack()
         self._entered: Executor | None = None
         self.collected: frozenset[str] | None = None  # the tests a narrowed executor knows, else all
+        self._early: tuple[EarlyBaseline, Executor] | None = None  # a control in the baseline's thread
+        self._proven: Executor | None = None  # the entered executor whose control run passed
+        self._failed: tuple[Executor, HarnessError] | None = None  # one whose control run failed
 
     def get(self) -> Executor:
         if self._entered is None:
@@ -91,9 +94,39 @@ class Executors:
         """Replace a narrowed executor by one that collects the whole suite."""
         if self.collected is None:
             return
+        self.settle()
         self.close()
         self._stack, self._entered = ExitStack(), None
         self.setup, self.collected, self._options = self.full_setup, None, self.full_options
+
+    def control_in(self, early: EarlyBaseline, executor: Executor) -> None:
+        """`early`'s thread runs `executor`'s control run after its baseline (`begin`)."""
+        self._early = (early, executor)
+
+    def settle(self) -> None:
+        """Wait for a control run in the baseline's thread: no two threads use an executor at
+        once, and one is left only once its thread is done with it. A control that passed
+        proves its executor; a failure is raised where that executor runs jobs (`controlled`)."""
+        if self._early is None:
+            return
+        (early, executor), self._early = self._early, None
+        try:
+            if early.controlled():
+                self._proven = executor
+        except HarnessError as error:
+            self._failed = (executor, error)
+
+    def controlled(self, control: Callable[[Executor], None]) -> Executor:
+        """The entered executor, once its control run passed: the one the baseline's thread
+        ran, else `control` run now (once per executor)."""
+        self.settle()
+        executor = self.get()
+        if self._failed is not None and self._failed[0] is executor:
+            raise self._failed[1]
+        if self._proven is not executor:
+            control(executor)
+            self._proven = executor
+        return executor
 
     def knows(self, tests: set[str]) -> bool:
         return self.collected is None or tests <= self.collected
@@ -179,12 +212,18 @@ def prepare(code: Code, store: Store, executors: Executors) -> Start:
     return Start(old=None, old_units={}, reuse=None)
 
 
-def begin(start: Start, executors: Executors) -> Early | None:
+def begin(start: Start, executors: Executors,
+          control: Callable[[Executor, Baseline], None] | None = None) -> Early | None:
     """The baseline `finish` will ask for, started now in the executor `prepare` entered
-    (harness.early_baseline), if there is one to run there."""
+    (harness.early_baseline), if there is one to run there, then `control(executor, baseline)`
+    in the same thread (`Executors.controlled` waits for it)."""
     if start.reuse is not None and not start.reuse.needs_run:
         return None  # nothing runs: no executor was entered
-    return early_baseline.begin(executors.get())
+    executor = executors.get()
+    early = early_baseline.begin(executor, control)
+    if early is not None and control is not None:
+        executors.control_in(early.baseline, executor)
+    return early
 
 
 def finish(start: Start, code: Code, store: Store, executors: Executors,

@@ -1,11 +1,16 @@
 """The baseline run while mutants are generated (harness.early_baseline): a spare joins late and
 learns what it missed, a result comes back as the call gave it, the run's workers start the
-baseline before libcst is done, and leaving the pool mid-baseline ends the thread's work."""
+baseline before libcst is done, leaving the pool mid-baseline ends the thread's work, and the
+control run that follows the baseline in its thread proves its executor, or fails the run where
+that executor would run jobs."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import libcst as cst
 import libcst.matchers as m
@@ -19,6 +24,7 @@ from bugsmith.harness.config import resolve
 from bugsmith.harness.early_baseline import EarlyBaseline, LateSpare, begin
 from bugsmith.harness.fork_pool import ForkPool
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.warm_start import Executors
 from bugsmith.mutators.base import Family, Mutator
 
 
@@ -79,6 +85,115 @@ def test_an_early_baseline_returns_what_its_call_gave_or_raises_what_it_raised()
 
     with pytest.raises(BaselineError, match="fails on the unmutated code"):
         EarlyBaseline(red).result()
+
+
+def test_the_control_runs_after_the_baseline_in_its_thread_without_holding_the_result_back() -> None:
+    done = Baseline(tests=(), lines={}, duration=0.0)
+    go, seen = threading.Event(), []
+
+    def control(baseline: Baseline) -> None:
+        seen.append((baseline is done, go.wait(30)))  # released only once `result` has returned
+
+    early = EarlyBaseline(lambda: done, control)
+    assert early.result() is done
+    go.set()
+    assert early.controlled() is True
+    assert seen == [(True, True)]
+
+
+def test_a_control_that_fails_is_raised_where_asked_and_a_red_baseline_runs_none() -> None:
+    done = Baseline(tests=(), lines={}, duration=0.0)
+
+    def broken(baseline: Baseline) -> None:
+        raise HarnessError("the control run of unmutated code failed in a worker: boom")
+
+    early = EarlyBaseline(lambda: done, broken)
+    assert early.result() is done  # the baseline itself stands
+    with pytest.raises(HarnessError, match="boom"):
+        early.controlled()
+
+    ran = []
+
+    def red() -> Baseline:
+        raise BaselineError("1 test fails on the unmutated code")
+
+    early = EarlyBaseline(red, ran.append)
+    with pytest.raises(BaselineError):
+        early.result()
+    assert early.controlled() is False and ran == []  # no control of a suite that is not green
+
+
+class Counted:
+    """An executor that counts its control runs (and may fail them)."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.controls, self.fails, self.left = 0, fails, False
+
+    def __enter__(self) -> Counted:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.left = True
+
+    def control(self, tests: object, timeout: float) -> None:
+        self.controls += 1
+        if self.fails:
+            raise HarnessError("the control run of unmutated code failed in a worker: boom")
+
+
+def _executors(made: list[Counted], fails: bool = False) -> Executors:
+    def factory(setup: WorkerSetup, options: Any) -> Counted:
+        made.append(Counted(fails))
+        return made[-1]
+
+    setup = WorkerSetup(root="/nowhere", pytest_args=(), test_paths=("tests",), sources=(), memory_limit_mb=1024)
+    return Executors(factory, setup, SimpleNamespace(jobs=2))  # type: ignore[arg-type]
+
+
+def _control(executor: Any) -> None:
+    executor.control((), 1.0)
+
+
+def test_an_executor_whose_control_passed_in_the_baseline_thread_runs_none_again() -> None:
+    made: list[Counted] = []
+    executors = _executors(made)
+    executor = executors.get()
+    early = EarlyBaseline(lambda: Baseline(tests=(), lines={}, duration=0.0), lambda b: _control(executor))
+    executors.control_in(early, executor)
+    assert executors.controlled(_control) is executor
+    assert executors.controlled(_control) is executor  # a second batch of jobs (the rest of cut jobs)
+    assert made[0].controls == 1  # the thread's, and no other
+
+
+def test_a_control_failed_in_the_thread_fails_the_run_where_its_executor_would_run_jobs() -> None:
+    made: list[Counted] = []
+    executors = _executors(made, fails=True)
+    executor = executors.get()
+    early = EarlyBaseline(lambda: Baseline(tests=(), lines={}, duration=0.0), lambda b: _control(executor))
+    executors.control_in(early, executor)
+    executors.settle()  # the run's end waits for the thread, and raises nothing there
+    with pytest.raises(HarnessError, match="boom"):
+        executors.controlled(_control)
+
+
+def test_a_widened_executor_is_controlled_anew_once_the_thread_left_the_narrow_one() -> None:
+    made: list[Counted] = []
+    executors = _executors(made)
+    executors.narrow(("tests/test_a.py::test_x",))
+    narrow = executors.get()
+    go = threading.Event()
+
+    def slow_control(baseline: Baseline) -> None:
+        go.wait(30)
+        _control(narrow)
+
+    early = EarlyBaseline(lambda: Baseline(tests=(), lines={}, duration=0.0), slow_control)
+    executors.control_in(early, narrow)
+    threading.Timer(0.2, go.set).start()
+    executors.widen()  # waits for the thread before it leaves the narrow executor
+    assert narrow.controls == 1 and narrow.left
+    wide = executors.controlled(_control)
+    assert wide is made[1] and wide is not narrow and wide.controls == 1
 
 
 def test_only_an_executor_that_drains_starts_early() -> None:
@@ -170,3 +285,14 @@ def test_a_run_starts_the_baseline_before_its_mutants_are_generated(project: Pat
     waiting.marker, waiting.seen = marker, []
     harness.run(resolve(project), mutators=(waiting,))
     assert waiting.seen and all(waiting.seen)  # the baseline ran while the mutants were being generated
+
+
+@pytest.mark.slow
+def test_a_suite_that_passes_only_under_the_baseline_fails_the_run_at_its_control(project: Path) -> None:
+    """A test that passes only while coverage traces it (the baseline) fails in the mutants'
+    machinery: the control run, now in the baseline's thread, still stops the run before any
+    mutant could be called killed."""
+    traced = project / "tests" / "test_traced.py"  # its own file: the control runs each file's fastest test
+    traced.write_text("import sys\n\n\ndef test_only_traced():\n    assert sys.gettrace() is not None\n")
+    with pytest.raises(HarnessError, match="control run of unmutated code failed"):
+        harness.run(resolve(project))
