@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bugsmith.errors import BaselineError, HarnessError
+from bugsmith.errors import BaselineError, BugsmithError
 from bugsmith.harness import early_baseline
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
@@ -65,7 +65,7 @@ class Executors:
         self.collected: frozenset[str] | None = None  # the tests a narrowed executor knows, else all
         self._early: tuple[EarlyBaseline, Executor] | None = None  # a control in the baseline's thread
         self._proven: Executor | None = None  # the entered executor whose control run passed
-        self._failed: tuple[Executor, HarnessError] | None = None  # one whose control run failed
+        self._failed: tuple[Executor, BugsmithError] | None = None  # one whose control run failed
 
     def get(self) -> Executor:
         if self._entered is None:
@@ -113,7 +113,7 @@ class Executors:
         try:
             if early.controlled():
                 self._proven = executor
-        except HarnessError as error:
+        except BugsmithError as error:  # what the control raises in the run's thread, raised there
             self._failed = (executor, error)
 
     def controlled(self, control: Callable[[Executor], None]) -> Executor:
