@@ -25,7 +25,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
 from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
 from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names_in, import_calls
-from bugsmith.harness.incremental import file_units, scope_of, test_digests
+from bugsmith.harness.incremental import file_units, scope_of, support_files, test_digests
 from bugsmith.harness.job_plan import (
     Statements,
     Tally,
@@ -41,9 +41,9 @@ from bugsmith.harness.job_plan import (
 )
 from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
-from bugsmith.harness.project_copy import changes, snapshot
+from bugsmith.harness.project_copy import Snapshot, changes, snapshot
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
-from bugsmith.harness.since import changed_lines
+from bugsmith.harness.since import changed_lines, check_ref
 from bugsmith.harness.speculation import Speculation
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
 from bugsmith.harness.units import statement_ranges
@@ -58,6 +58,7 @@ from bugsmith.harness.warm_start import (
     joined,
     known_passes,
     last_killers,
+    other_hashes,
     prepare,
     record_passes,
     renamed_verdicts,
@@ -120,14 +121,17 @@ def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
 
 
 def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
-         executors: Executors) -> Plan:
+         executors: Executors, tree: Snapshot | None = None) -> Plan:
+    """What the run has to do; `tree`, the project's snapshot at the run's start (else taken now)."""
     setup = executors.setup
     files = [Path(path) for path in setup.sources]
     root = options.root.resolve()
     sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
-    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes, store), store)
-    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
+    others = other_files(options, store, sources, test_hashes, snapshot(root) if tree is None else tree)
+    code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes, store), store,
+                         others)
+    fingerprint = baseline_fingerprint(setup, sources, {**test_hashes, **others})
     baseline = stored_baseline(store, fingerprint, code)
     start = prepare(code, store, executors) if baseline is None else None  # starts what must run
     # The workers run the baseline as soon as they have collected, while libcst works here.
@@ -175,6 +179,18 @@ def test_file_hashes(options: RunOptions) -> dict[str, str]:
     return hashes
 
 
+def other_files(options: RunOptions, store: Store, sources: Mapping[str, str], test_hashes: Mapping[str, str],
+                tree: Snapshot) -> dict[str, str]:
+    """Digests of the project's files beside the sources and test files that a test may run or
+    read (`incremental.support_files`): the test paths' and the sources' folders, every Python
+    file; not the reports bugsmith writes."""
+    folders = [*options.tests, *(Path(file).parent.as_posix() for file in sources)]
+    reports = options.reports.strip("/") + "/"
+    files = [entry for entry in support_files(tree, {*sources, *test_hashes}, folders)
+             if not entry[0].startswith(reports)]
+    return other_hashes(store, options.root.resolve(), files)
+
+
 def baseline_fingerprint(setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str]) -> str:
     """What a baseline depends on: the code, the test files and how pytest is called."""
     return hashlib.sha256(
@@ -187,7 +203,8 @@ def load_baseline(options: RunOptions, setup: WorkerSetup, sources: dict[str, st
                   test_hashes: dict[str, str], executor: Callable[[], Executor]) -> Baseline:
     """The stored baseline for exactly these sources, tests and options, else a fresh one from
     the entered executor that `executor()` returns (called only then)."""
-    fingerprint = baseline_fingerprint(setup, sources, test_hashes)
+    others = other_files(options, store, sources, test_hashes, snapshot(options.root))
+    fingerprint = baseline_fingerprint(setup, sources, {**test_hashes, **others})
     cached = store.baseline(fingerprint)
     if cached is not None:
         return Baseline.from_dict(cached)
@@ -210,6 +227,8 @@ def run(
     """
     started = time.monotonic()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    if options.since:  # before any worker starts: a bad ref is a one-line error, not a wasted baseline
+        check_ref(options.root, options.since)
     tree = snapshot(options.root)  # the user's tree, checked again when the run ends
     with hold(options.store_path.parent):
         files, skipped = discover(options)
@@ -221,7 +240,7 @@ def run(
         try:
             if progress:  # the baseline can take a while: say that the run has started
                 progress(Progress(done=0, total=0, counts={}, elapsed=0.0, stage="baseline"))
-            the_plan = plan(options, store, mutators, executors)
+            the_plan = plan(options, store, mutators, executors, tree)
             result = _execute(the_plan, store, started, started_at, progress, executors, notes)
             executors.settle()  # a control still running in the baseline's thread (no job ran)
             executors.close()  # the workers are gone: nothing of the run can still write

@@ -12,7 +12,10 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def changed_lines(root: Path, ref: str, files: list[str]) -> dict[str, set[int] | None]:
-    """Changed line numbers per file (None: the whole file is new to git)."""
+    """Changed line numbers per file (None: the whole file is new to git). ConfigError unless
+    `root` is in a git repository where `ref` names a commit: outside one every file would look
+    new, and the run would silently test everything."""
+    check_ref(root, ref)
     changed: dict[str, set[int] | None] = {}
     for file in files:
         tracked = _git(root, "ls-files", "--error-unmatch", "--", file, check=False)
@@ -26,6 +29,14 @@ def changed_lines(root: Path, ref: str, files: list[str]) -> dict[str, set[int] 
             lines.update(range(start, start + count))
         changed[file] = lines
     return changed
+
+
+def check_ref(root: Path, ref: str) -> None:
+    """ConfigError unless `ref` names a commit of the git repository `root` is in."""
+    if _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False) is None:
+        inside = _git(root, "rev-parse", "--is-inside-work-tree", check=False) is not None
+        raise ConfigError(f"--since: {ref!r} names no commit of the git repository here" if inside
+                          else f"--since: {root} is not in a git repository")
 
 
 def _git(root: Path, *args: str, check: bool = True) -> str | None:

@@ -16,7 +16,7 @@ import pytest
 from toyproject import TOY_MUTATORS, DeleteAugAssign, by_source, tree_digest
 
 from bugsmith import harness
-from bugsmith.errors import BaselineError
+from bugsmith.errors import BaselineError, ConfigError
 from bugsmith.harness.child.worker import COLLECT_BASE
 from bugsmith.harness.config import resolve
 from bugsmith.harness.executor import TIMEOUT_CONFIRMATION
@@ -340,6 +340,20 @@ def test_since_restricts_the_run_to_changed_lines(project: Path) -> None:
     result = run(project, since="HEAD")
     assert {m.span.line for m in result.mutants} == {23}
     assert result.mutants and len(result.outcomes) == len(result.mutants)
+
+
+def test_since_outside_git_or_with_a_ref_that_names_no_commit_stops_before_any_work(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a repository every file would look new to git, and the run would test
+    everything without a word: both mistakes are a one-line configuration error, raised before
+    the workers start (no store, no baseline)."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(project.parent))  # wherever tmp_path sits
+    with pytest.raises(ConfigError, match="not in a git repository"):
+        run(project, since="HEAD")
+    assert not (project / ".bugsmith" / "bugsmith.sqlite").exists()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    with pytest.raises(ConfigError, match="'nosuchref' names no commit"):
+        run(project, since="nosuchref")
 
 
 def test_non_ascii_parametrize_ids_are_found_and_kill_for_real(project: Path) -> None:
