@@ -7,7 +7,10 @@ units its covered lines fall in; it keeps its stored outcome, duration and lines
 them changed. A change that no per-test record can place (module-level code, a function the
 import runs, a conftest or another file under the test paths that holds no test, the pytest
 configuration, the installed packages, bugsmith's cache version) changes `global_digest`, and
-then nothing is reused: the next baseline runs the whole suite again.
+then nothing is reused: the next baseline runs the whole suite again. So does a change to any
+other file a test may run or read (`support_files`): a module of the project that is not
+mutated, a data file under the test paths or beside a mutated module. Without it, a broken
+helper module left the stored baseline green and every stored verdict standing.
 
 A unit's lines move when an edit above it adds or removes lines, so stored lines are carried
 to the new file unit by unit (`LineMap`); lines of a changed unit are never carried, since
@@ -26,7 +29,7 @@ import keyword
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -344,6 +347,19 @@ def config_hashes(root: Path, places: Iterable[str]) -> dict[str, str]:
             if path.is_file():
                 hashes[path.relative_to(root).as_posix()] = _digest(path.read_bytes().decode(errors="replace"))
     return hashes
+
+
+def support_files(tree: Mapping[str, tuple[str, int, int]], skip: Set[str],
+                  folders: Iterable[str]) -> list[tuple[str, int, int]]:
+    """The files of `tree` (a snapshot: path -> kind, size, time) that a test may run or read,
+    but those in `skip` (the mutated sources, the test files, hashed on their own): every
+    Python file, and every file under `folders` (the test paths and the mutated sources'
+    folders; the project's root is not one of them, or its README would count). As (path,
+    size, time), sorted."""
+    prefixes = tuple(f"{folder.strip('/')}/" for folder in folders if folder.strip("/") not in ("", "."))
+    return sorted((path, size, time) for path, (kind, size, time) in tree.items()
+                  if kind == "f" and path not in skip
+                  and (path.endswith((".py", ".pyi")) or path.startswith(prefixes)))
 
 
 def global_digest(*, version: str, units: Mapping[str, FileUnits], at_import: Mapping[str, ImportCalls],

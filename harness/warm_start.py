@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence, Set
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from bugsmith.harness.incremental import (
     mutated_meaning,
     plan_reuse,
 )
-from bugsmith.harness.job_plan import CACHE_VERSION, function_texts
+from bugsmith.harness.job_plan import CACHE_VERSION, file_hash, function_texts
 from bugsmith.harness.outcome import Outcome, Status
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.store import Store
@@ -145,10 +145,12 @@ class Code:
     at_import: dict[str, ImportCalls]
     config: dict[str, str]
     call: tuple[str, ...]  # how pytest is called: its arguments and test paths
+    others: dict[str, str] = field(default_factory=dict)  # the project's other files a test may read
 
     def global_digest(self, test_files: set[str]) -> str:
         # Sources may sit under the test paths (the corpus's do): their units speak for them.
         support = {f: h for f, h in self.test_hashes.items() if f not in test_files and f not in self.sources}
+        support.update(self.others)
         return global_digest(version=CACHE_VERSION, units=self.units, at_import=self.at_import,
                              support=support, config=self.config, call=self.call)
 
@@ -166,11 +168,32 @@ def units_of(store: Store, texts: Mapping[str, str]) -> dict[str, FileUnits]:
 
 
 def describe_code(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str],
-                  at_import: dict[str, ImportCalls], store: Store) -> Code:
+                  at_import: dict[str, ImportCalls], store: Store, others: dict[str, str] | None = None) -> Code:
     root = options.root.resolve()
     return Code(sources=sources, test_hashes=test_hashes, units=units_of(store, sources),
                 at_import=at_import, config=config_hashes(root, [*options.tests, *sources]),
-                call=(*setup.pytest_args, "--", *setup.test_paths))
+                call=(*setup.pytest_args, "--", *setup.test_paths), others=others or {})
+
+
+OTHERS = ("support-files", "by-stat")  # the store's extras: per other file, its size, time and digest
+LARGE = 16 * 2**20  # bytes: a larger file (a data set) is known by its size and time, not read
+
+
+def other_hashes(store: Store, root: Path, files: Sequence[tuple[str, int, int]]) -> dict[str, str]:
+    """The digests of `files` (path, size, time: `incremental.support_files`), read again only
+    where the size or time differ from the last run's (as git's index does), so that a run does
+    not read the whole project each time; a file over LARGE bytes is known by its size and time."""
+    known = store.extras_at(*OTHERS) or {}
+    now: dict[str, list[Any]] = {}
+    for path, size, time in files:
+        entry = known.get(path)
+        if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [size, time]:
+            now[path] = entry
+        else:
+            now[path] = [size, time, f"{size}:{time}" if size > LARGE else file_hash(root / path)]
+    if now != known:
+        store.put_extra(*OTHERS, now)
+    return {path: entry[2] for path, entry in now.items()}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

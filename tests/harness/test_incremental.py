@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -10,14 +12,30 @@ import pytest
 from toyproject import TOY_MUTATORS, by_source
 
 from bugsmith import harness
+from bugsmith.errors import BaselineError
 from bugsmith.harness import runner
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
-from bugsmith.harness.incremental import carry_line, file_units, merge, mutated_meaning, plan_reuse, scope_of
+from bugsmith.harness.incremental import (
+    carry_line,
+    file_units,
+    merge,
+    mutated_meaning,
+    plan_reuse,
+    scope_of,
+    support_files,
+)
 from bugsmith.harness.outcome import Outcome, Status, TestInfo
 from bugsmith.harness.protocol import Job, TestResult, Verdict
 from bugsmith.harness.store import Store
-from bugsmith.harness.warm_start import KILLS, known_passes, record_passes, renamed_verdicts, split_collected
+from bugsmith.harness.warm_start import (
+    KILLS,
+    known_passes,
+    other_hashes,
+    record_passes,
+    renamed_verdicts,
+    split_collected,
+)
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
 
@@ -328,3 +346,57 @@ def test_the_last_killer_is_found_and_runs_first(tmp_path: Path) -> None:
     assert order.prepare(job).tests == ("slow", "fast")
     assert order.prepare(replace(job, mutant_id="n")).tests == ("fast", "slow")
     store.close()
+
+
+def test_the_files_a_test_may_read_are_every_python_file_and_those_under_tests_and_sources() -> None:
+    tree = {
+        "calcpkg": ("d", 0, 0), "calcpkg/calc.py": ("f", 10, 1), "calcpkg/table.json": ("f", 5, 2),
+        "helpers/util.py": ("f", 7, 3), "helpers/notes.txt": ("f", 7, 3), "README.md": ("f", 9, 4),
+        "tests/test_calc.py": ("f", 8, 5), "tests/data/case.json": ("f", 6, 6), "tests/link": ("l", 0, 0),
+        "tool.py": ("f", 3, 7), "testsuite/x.txt": ("f", 1, 8),
+    }
+    found = support_files(tree, {"calcpkg/calc.py", "tests/test_calc.py"}, ["tests", "calcpkg", "."])
+    assert [path for path, _, _ in found] == ["calcpkg/table.json", "helpers/util.py", "tests/data/case.json",
+                                              "tool.py"]
+    assert found[0] == ("calcpkg/table.json", 5, 2)
+
+
+def test_other_files_are_read_again_only_when_their_size_or_time_changed(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite")
+    helper = tmp_path / "util.py"
+    helper.write_text("A = 1\n")
+    stat = helper.stat()
+    first = other_hashes(store, tmp_path, [("util.py", stat.st_size, stat.st_mtime_ns)])
+    helper.write_text("A = 2\n")  # the same size: put back its time, and the stored digest stands
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert other_hashes(store, tmp_path, [("util.py", stat.st_size, stat.st_mtime_ns)]) == first
+    now = helper.stat()
+    os.utime(helper, ns=(now.st_atime_ns, now.st_mtime_ns + 10**9))
+    moved = other_hashes(store, tmp_path, [("util.py", now.st_size, now.st_mtime_ns + 10**9)])
+    assert moved != first and moved["util.py"] == hashlib.sha256(b"A = 2\n").hexdigest()
+
+
+@pytest.mark.slow
+def test_an_edit_to_a_module_that_is_not_mutated_is_seen(project: Path, tested) -> None:
+    """A module the tests import that bugsmith neither mutates nor collects: broken, the next run
+    says the suite is red (the stored baseline was green); changed, every mutant runs again;
+    back to a text run before, every verdict of that run is reused."""
+    helpers = project / "helperpkg"
+    helpers.mkdir()
+    (helpers / "__init__.py").write_text("")
+    double = helpers / "double.py"
+    double.write_text("def double(x):\n    return 2 * x\n")
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text() + "\n\ndef test_double():\n    from helperpkg.double import double\n"
+                     "    assert double(2) == 4\n")
+    first, ran = tested(project)
+    assert ran == _tested_ones(first)
+    double.write_text("def double(x):\n    return 3 * x\n")
+    with pytest.raises(BaselineError, match="test_double"):
+        tested(project)
+    double.write_text("def double(x):\n    return x + x\n")
+    second, ran = tested(project)
+    assert ran and ran == _tested_ones(second)
+    double.write_text("def double(x):\n    return 2 * x\n")
+    third, ran = tested(project)
+    assert ran == set() and by_source(third) == by_source(first)
