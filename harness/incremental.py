@@ -9,7 +9,7 @@ import runs, a conftest or another file under the test paths that holds no test,
 configuration, the installed packages, bugsmith's cache version) changes `global_digest`, and
 then nothing is reused: the next baseline runs the whole suite again. So does a change to any
 other file a test may run or read (`support_files`): a module of the project that is not
-mutated, a data file under the test paths or beside a mutated module. Without it, a broken
+mutated but importable, a data file under the test paths or beside a mutated module. Without it, a broken
 helper module left the stored baseline green and every stored verdict standing.
 
 A unit's lines move when an edit above it adds or removes lines, so stored lines are carried
@@ -349,17 +349,37 @@ def config_hashes(root: Path, places: Iterable[str]) -> dict[str, str]:
     return hashes
 
 
+IMPORT_ROOTS = ("", "src")  # where a project's importable code starts: its root, a src layout
+
+
 def support_files(tree: Mapping[str, tuple[str, int, int]], skip: Set[str],
                   folders: Iterable[str]) -> list[tuple[str, int, int]]:
     """The files of `tree` (a snapshot: path -> kind, size, time) that a test may run or read,
-    but those in `skip` (the mutated sources, the test files, hashed on their own): every
-    Python file, and every file under `folders` (the test paths and the mutated sources'
-    folders; the project's root is not one of them, or its README would count). As (path,
+    but those in `skip` (the mutated sources, the test files, hashed on their own): every file
+    under `folders` (the test paths and the mutated sources' folders; the project's root is not
+    one of them, or its README would count), and every Python module a test can import from
+    the project's IMPORT_ROOTS (a module there, or in a package of packages under it). Not a
+    copy of the code that no import reaches (mutmut's `mutants/`, a `build/lib`). As (path,
     size, time), sorted."""
     prefixes = tuple(f"{folder.strip('/')}/" for folder in folders if folder.strip("/") not in ("", "."))
     return sorted((path, size, time) for path, (kind, size, time) in tree.items()
                   if kind == "f" and path not in skip
-                  and (path.endswith((".py", ".pyi")) or path.startswith(prefixes)))
+                  and (path.startswith(prefixes) or _importable(path, tree)))
+
+
+def _importable(path: str, tree: Mapping[str, tuple[str, int, int]]) -> bool:
+    """A Python file that an import reaches with one of IMPORT_ROOTS on `sys.path`: a module
+    there, or one in packages (folders with an `__init__.py`) all the way down."""
+    if not path.endswith(".py"):
+        return False
+    for root in IMPORT_ROOTS:
+        start = f"{root}/" if root else ""
+        if not path.startswith(start):
+            continue
+        folders = path[len(start):].split("/")[:-1]
+        if all(f"{start}{'/'.join(folders[:n])}/__init__.py" in tree for n in range(1, len(folders) + 1)):
+            return True
+    return False
 
 
 def global_digest(*, version: str, units: Mapping[str, FileUnits], at_import: Mapping[str, ImportCalls],

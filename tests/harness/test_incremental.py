@@ -348,17 +348,21 @@ def test_the_last_killer_is_found_and_runs_first(tmp_path: Path) -> None:
     store.close()
 
 
-def test_the_files_a_test_may_read_are_every_python_file_and_those_under_tests_and_sources() -> None:
+def test_the_files_a_test_may_read_are_importable_modules_and_those_under_tests_and_sources() -> None:
     tree = {
-        "calcpkg": ("d", 0, 0), "calcpkg/calc.py": ("f", 10, 1), "calcpkg/table.json": ("f", 5, 2),
-        "helpers/util.py": ("f", 7, 3), "helpers/notes.txt": ("f", 7, 3), "README.md": ("f", 9, 4),
-        "tests/test_calc.py": ("f", 8, 5), "tests/data/case.json": ("f", 6, 6), "tests/link": ("l", 0, 0),
-        "tool.py": ("f", 3, 7), "testsuite/x.txt": ("f", 1, 8),
+        "calcpkg": ("d", 0, 0), "calcpkg/__init__.py": ("f", 0, 0), "calcpkg/calc.py": ("f", 10, 1),
+        "calcpkg/table.json": ("f", 5, 2), "helpers/__init__.py": ("f", 0, 0), "helpers/util.py": ("f", 7, 3),
+        "helpers/notes.txt": ("f", 7, 3), "README.md": ("f", 9, 4), "tests/test_calc.py": ("f", 8, 5),
+        "tests/data/case.json": ("f", 6, 6), "tests/link": ("l", 0, 0), "tool.py": ("f", 3, 7),
+        "testsuite/x.txt": ("f", 1, 8), "src/lib/__init__.py": ("f", 0, 0), "src/lib/core.py": ("f", 2, 9),
+        "mutants/calcpkg/__init__.py": ("f", 0, 0), "mutants/calcpkg/calc.py": ("f", 11, 10),
+        "build/lib/calcpkg/__init__.py": ("f", 0, 0), "docs/conf.py": ("f", 4, 11),
     }
     found = support_files(tree, {"calcpkg/calc.py", "tests/test_calc.py"}, ["tests", "calcpkg", "."])
-    assert [path for path, _, _ in found] == ["calcpkg/table.json", "helpers/util.py", "tests/data/case.json",
-                                              "tool.py"]
-    assert found[0] == ("calcpkg/table.json", 5, 2)
+    assert [path for path, _, _ in found] == [
+        "calcpkg/__init__.py", "calcpkg/table.json", "helpers/__init__.py", "helpers/util.py",
+        "src/lib/__init__.py", "src/lib/core.py", "tests/data/case.json", "tool.py"]
+    assert found[1] == ("calcpkg/table.json", 5, 2)
 
 
 def test_other_files_are_read_again_only_when_their_size_or_time_changed(tmp_path: Path) -> None:
