@@ -14,6 +14,7 @@ covering tests cannot save it.
 from __future__ import annotations
 
 import functools
+import stat
 from collections.abc import Callable, Mapping, Sequence, Set
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -190,10 +191,19 @@ def other_hashes(store: Store, root: Path, files: Sequence[tuple[str, int, int]]
         if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [size, time]:
             now[path] = entry
         else:
-            now[path] = [size, time, f"{size}:{time}" if size > LARGE else file_hash(root / path)]
+            now[path] = [size, time, f"{size}:{time}" if size > LARGE or not _regular(root / path)
+                         else file_hash(root / path)]
     if now != known:
         store.put_extra(*OTHERS, now)
     return {path: entry[2] for path, entry in now.items()}
+
+
+def _regular(path: Path) -> bool:
+    """Whether reading `path` ends: a FIFO a project holds would block its reader for ever."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -404,3 +405,17 @@ def test_an_edit_to_a_module_that_is_not_mutated_is_seen(project: Path, tested) 
     double.write_text("def double(x):\n    return 2 * x\n")
     third, ran = tested(project)
     assert ran == set() and by_source(third) == by_source(first)
+
+
+def test_a_fifo_among_the_other_files_is_known_by_its_size_and_time_not_read(tmp_path: Path) -> None:
+    """A FIFO under the test paths (a hostile or odd project): reading it would block the run for ever."""
+    os.mkfifo(tmp_path / "pipe")
+    found: dict[str, str] = {}
+
+    def hash_them() -> None:  # in a thread of its own, which a blocked read would never leave
+        found.update(other_hashes(Store.open(tmp_path / "store.sqlite"), tmp_path, [("pipe", 0, 5)]))
+
+    reader = threading.Thread(target=hash_them, daemon=True)
+    reader.start()
+    reader.join(30)
+    assert found == {"pipe": "0:5"}
