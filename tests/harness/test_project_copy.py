@@ -40,6 +40,16 @@ def test_the_copy_holds_the_project_but_version_control_venvs_and_caches(tree: P
     assert snapshot(copy) == snapshot(tree)
 
 
+def test_a_named_pipe_in_the_project_is_left_out_not_an_internal_error(tree: Path, tmp_path: Path) -> None:
+    """No copy can hold a FIFO (shutil refuses it) and reading one blocks: the snapshot and the
+    copy leave it out, and the rest is copied."""
+    os.mkfifo(tree / "tests" / "pipe")
+    copy = tmp_path / "copy"
+    sync(tree, copy)
+    assert "tests/pipe" not in snapshot(tree)
+    assert not (copy / "tests" / "pipe").exists() and (copy / "tests" / "test_mod.py").is_file()
+
+
 def test_a_link_that_leads_out_of_the_project_leads_to_the_same_file_from_the_copy(tree: Path, tmp_path: Path) -> None:
     """The copy is deeper than the project: `../shared.py` is made absolute, links inside stay relative."""
     (tmp_path / "shared.py").write_text("y = 1\n")
