@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -92,7 +93,9 @@ class ForkedChildren:
     def __init__(self, cov: coverage.Coverage, root: str) -> None:
         self.cov = cov
         self.root = root
-        self.folder = Path(tempfile.mkdtemp(prefix="bugsmith-forks-"))
+        # Made by the first child that saves: most suites fork no child, and a test process
+        # killed at its limit never reaches `merge`, which left an empty folder in /tmp each time.
+        self.folder = Path(tempfile.gettempdir()) / f"bugsmith-forks-{uuid.uuid4().hex}"
         self.active = True
         os.register_at_fork(after_in_child=self._in_child)
 
@@ -130,6 +133,7 @@ class ForkedChildren:
         try:
             with _silenced():
                 found = _lines_by_test(self.cov, self.root)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
             part = self.folder / f"{os.getpid()}.part"
             part.write_text(json.dumps(found.to_dict()), encoding="utf-8")
             part.replace(part.with_suffix(".json"))  # whole or not at all: a child may be killed

@@ -4,6 +4,8 @@ break the import (found on semver and python-slugify)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -11,10 +13,12 @@ import pytest
 
 from bugsmith import harness
 from bugsmith.harness.baseline import run_baseline
+from bugsmith.harness.child.coverage_run import ForkedChildren, quiet_coverage
 from bugsmith.harness.config import resolve
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.job_plan import Statements
 from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness.tasks import Coverage
 from bugsmith.mutators.mutant import Span
 
 COND = '''\
@@ -156,3 +160,19 @@ def test_the_fresh_interpreter_baseline_follows_forked_children_and_never_warns(
                         memory_limit_mb=1024)
     baseline = run_baseline(setup, worker_env(str(gaps_project)))
     assert baseline.lines["gaps/par.py"][5] == ("tests/test_gaps.py::test_squares",)
+
+
+def test_the_folder_for_forked_childrens_lines_is_made_only_by_a_child_that_saves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most suites fork no child: no folder then (a test process killed at its limit never
+    merges, and each left an empty one in /tmp). A child's save makes it; the merge removes it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    children = ForkedChildren(quiet_coverage([]), str(tmp_path))
+    assert not children.folder.exists()
+    pid = os.fork()
+    if pid == 0:  # the child saves on its way out (ForkedChildren._in_child)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert children.folder.is_dir()
+    children.merge(Coverage(lines={}))
+    assert not children.folder.exists()
