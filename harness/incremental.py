@@ -9,8 +9,8 @@ import runs, a conftest or another file under the test paths that holds no test,
 configuration, the installed packages, bugsmith's cache version) changes `global_digest`, and
 then nothing is reused: the next baseline runs the whole suite again. So does a change to any
 other file a test may run or read (`support_files`): a module of the project that is not
-mutated but importable, a data file under the test paths or beside a mutated module. Without it, a broken
-helper module left the stored baseline green and every stored verdict standing.
+mutated but importable, a data file under the test paths or beside a mutated module. Without
+it, a broken helper module left the stored baseline green and every stored verdict standing.
 
 A unit's lines move when an edit above it adds or removes lines, so stored lines are carried
 to the new file unit by unit (`LineMap`); lines of a changed unit are never carried, since
