@@ -121,14 +121,14 @@ def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
 
 
 def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
-         executors: Executors, tree: Snapshot | None = None) -> Plan:
-    """What the run has to do; `tree`, the project's snapshot at the run's start (else taken now)."""
+         executors: Executors, tree: Snapshot) -> Plan:
+    """What the run has to do; `tree`, the project's snapshot at the run's start."""
     setup = executors.setup
     files = [Path(path) for path in setup.sources]
     root = options.root.resolve()
     sources = {(name := f.relative_to(root).as_posix()): read_source(f, name) for f in files}
     test_hashes = test_file_hashes(options)
-    others = other_files(options, store, sources, test_hashes, snapshot(root) if tree is None else tree)
+    others = other_files(options, store, sources, test_hashes, tree)
     code = describe_code(options, setup, sources, test_hashes, _import_calls(root, sources, test_hashes, store), store,
                          others)
     fingerprint = baseline_fingerprint(setup, sources, {**test_hashes, **others})
@@ -182,8 +182,8 @@ def test_file_hashes(options: RunOptions) -> dict[str, str]:
 def other_files(options: RunOptions, store: Store, sources: Mapping[str, str], test_hashes: Mapping[str, str],
                 tree: Snapshot) -> dict[str, str]:
     """Digests of the project's files beside the sources and test files that a test may run or
-    read (`incremental.support_files`): the test paths' and the sources' folders, every Python
-    file; not the reports bugsmith writes."""
+    read (`incremental.support_files`): what is under the test paths and the sources' folders,
+    the modules a test can import; not the reports bugsmith writes."""
     folders = [*options.tests, *(Path(file).parent.as_posix() for file in sources)]
     reports = options.reports.strip("/") + "/"
     files = [entry for entry in support_files(tree, {*sources, *test_hashes}, folders)

@@ -12,10 +12,9 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def changed_lines(root: Path, ref: str, files: list[str]) -> dict[str, set[int] | None]:
-    """Changed line numbers per file (None: the whole file is new to git). ConfigError unless
-    `root` is in a git repository where `ref` names a commit: outside one every file would look
-    new, and the run would silently test everything."""
-    check_ref(root, ref)
+    """Changed line numbers per file (None: the whole file is new to git), for a `ref` that
+    `check_ref` accepted (the run checks it before it starts: outside a repository every file
+    would look new, and the run would silently test everything)."""
     changed: dict[str, set[int] | None] = {}
     for file in files:
         tracked = _git(root, "ls-files", "--error-unmatch", "--", file, check=False)

@@ -17,7 +17,7 @@ import functools
 import stat
 from collections.abc import Callable, Mapping, Sequence, Set
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +146,7 @@ class Code:
     at_import: dict[str, ImportCalls]
     config: dict[str, str]
     call: tuple[str, ...]  # how pytest is called: its arguments and test paths
-    others: dict[str, str] = field(default_factory=dict)  # the project's other files a test may read
+    others: dict[str, str]  # the project's other files a test may read (runner.other_files)
 
     def global_digest(self, test_files: set[str]) -> str:
         # Sources may sit under the test paths (the corpus's do): their units speak for them.
@@ -169,11 +169,11 @@ def units_of(store: Store, texts: Mapping[str, str]) -> dict[str, FileUnits]:
 
 
 def describe_code(options: RunOptions, setup: WorkerSetup, sources: dict[str, str], test_hashes: dict[str, str],
-                  at_import: dict[str, ImportCalls], store: Store, others: dict[str, str] | None = None) -> Code:
+                  at_import: dict[str, ImportCalls], store: Store, others: dict[str, str]) -> Code:
     root = options.root.resolve()
     return Code(sources=sources, test_hashes=test_hashes, units=units_of(store, sources),
                 at_import=at_import, config=config_hashes(root, [*options.tests, *sources]),
-                call=(*setup.pytest_args, "--", *setup.test_paths), others=others or {})
+                call=(*setup.pytest_args, "--", *setup.test_paths), others=others)
 
 
 OTHERS = ("support-files", "by-stat")  # the store's extras: per other file, its size, time and digest
