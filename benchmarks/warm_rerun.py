@@ -82,8 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
+_PRELOADED: dict[int, float] = {}  # CPU seconds of each preloader seen, as last read
+
+
 def timed(label: str, project: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one `bugsmith run` in `project`, printed with the load."""
+    """Wall and CPU seconds of one `bugsmith run` in `project`, printed with the load. The CPU
+    seconds include what the project's preloader (harness.preload) spent since the last run
+    ended: its imports, and the zygote it forked with that zygote's workers (not this process's
+    children); a preloader that ended meanwhile takes its last seconds with it."""
     before = _children_cpu()
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "bugsmith", "run"], cwd=project, capture_output=True,
@@ -91,9 +97,30 @@ def timed(label: str, project: Path) -> tuple[float, float]:
     wall = time.monotonic() - started
     if done.returncode not in (0, 1):  # 1: survivors
         raise SystemExit(f"{label}: bugsmith run failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    load, cpu = os.getloadavg()[0], _children_cpu() - before
-    print(f"{label}: {wall:.1f} s wall, {cpu:.1f} CPU-s (load {load:.1f})", flush=True)
+    background = _preloader_cpu(project)
+    load, cpu = os.getloadavg()[0], _children_cpu() - before + background
+    print(f"{label}: {wall:.1f} s wall, {cpu:.1f} CPU-s, {background:.1f} of them in the preloader (load {load:.1f})",
+          flush=True)
     return wall, cpu
+
+
+def _preloader_cpu(project: Path) -> float:
+    """CPU seconds the project's preloaders spent since the last call (their own, and their
+    reaped children's)."""
+    spent = 0.0
+    for pid in (int(name) for name in os.listdir("/proc") if name.isdigit()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            folder = os.readlink(f"/proc/{pid}/cwd")
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if b"bugsmith.harness.child.preloader" not in command or not folder.startswith(str(project)):
+            continue
+        total = sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        spent += total - _PRELOADED.get(pid, 0.0)
+        _PRELOADED[pid] = total
+    return spent
 
 
 def sweep(project: Path) -> None:

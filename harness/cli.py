@@ -9,10 +9,12 @@ goes to a file the line names.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import tempfile
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -78,17 +80,21 @@ _BUILTIN = click.option("--builtin", is_flag=True,
               help="Where to write the reports (default: [tool.bugsmith] reports, else .bugsmith/reports/).")
 @click.option("--no-report", is_flag=True, help="Do not write reports.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on standard output.")
+@click.option("--preload/--no-preload", default=None,
+              help="Leave a process with the suite's imports for the next run (default: on; BUGSMITH_PRELOAD=0: off).")
 @_BUILTIN
 def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
-        executor, scheduler, report_dir, no_report, as_json, builtin) -> None:
+        executor, scheduler, report_dir, no_report, as_json, preload, builtin) -> None:
     """Run the test suite against every mutant and score it."""
     from bugsmith import harness
 
     options = config.resolve(
         Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), families=tuple(families),
         operators=tuple(operators), jobs=jobs, timeout_factor=timeout_factor, since=since,
-        isolation=isolation,
+        isolation=isolation, preload=os.environ.get("BUGSMITH_PRELOAD", "1") != "0",
     )
+    if preload is not None:
+        options = replace(options, preload=preload)
     factory = _executor(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
     for warning in result.warnings:

@@ -50,6 +50,9 @@ class RunOptions:
     # A cold run runs mutants on workers the baseline's last chunks leave idle (harness.speculation);
     # False waits for the whole baseline first. The verdicts are the same either way.
     pipeline: bool = True
+    # Fork the zygote from a preloader left by the last run, and leave one for the next
+    # (harness.preload): a process that outlives the run. `bugsmith run` asks for it by default.
+    preload: bool = False
 
     @property
     def store_path(self) -> Path:
@@ -213,6 +216,12 @@ def _choice(choices: tuple[str, ...]) -> Check:
     return check
 
 
+def _flag(label: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{label} must be true or false, not {_shown(value)}")
+    return value
+
+
 def _path(label: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{label} must be a path (a string), not {_shown(value)}")
@@ -249,33 +258,37 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(key="isolation", check=_choice(ISOLATIONS), field="isolation", option="--isolation"),
     # Below a few dozen megabytes a worker cannot even import pytest: every mutant would "fail".
     Setting(key="memory-limit-mb", check=_whole(64), field="memory_limit_mb"),
+    Setting(key="preload", check=_flag, field="preload", option="--preload/--no-preload"),
     Setting(key="equivalents", check=_path, field="equivalents"),
     Setting(key="reports", check=_path, field="reports"),
     Setting(key="exercises", check=_table),  # problems for `bugsmith exercises`: harness.exercises.projects
 )
 
 
-def from_table(root: Path, table: dict[str, Any]) -> RunOptions:
+def from_table(root: Path, table: dict[str, Any], preload: bool = False) -> RunOptions:
+    """The options `table` sets; `preload`: the default of its `preload` key."""
     values = {
         setting.field: setting.check(f"[tool.bugsmith] {setting.key}", table[setting.key])
         for setting in SETTINGS if setting.field and setting.key in table
     }
+    values.setdefault("preload", preload)
     values["paths"] = values.get("paths") or (".",)
     values["tests"] = values.get("tests") or (("tests",) if (root / "tests").is_dir() else (".",))
     return RunOptions(root=root, **values)
 
 
-def resolve(cwd: Path, paths: tuple[str, ...] = (), *, builtin: bool = False,
+def resolve(cwd: Path, paths: tuple[str, ...] = (), *, builtin: bool = False, preload: bool = False,
             **overrides: Any) -> RunOptions:
     """Options for a run started in `cwd`: its project's table; with `paths` and no table, an
     ad-hoc project at `cwd`; with `builtin`, the built-in corpus. Anything else is an error
     that says how to configure the project, never a silent run of something else.
 
-    Paths given on the command line (relative to `cwd`) replace the table's `paths`.
+    Paths given on the command line (relative to `cwd`) replace the table's `paths`; `preload`
+    is the default of the table's `preload`.
     """
     cwd = cwd.resolve()
     root, table = _project(cwd, paths, builtin)
-    options = from_table(root, table)
+    options = from_table(root, table, preload)
     if paths:
         options = replace(options, paths=tuple(_relative(root, cwd / p) for p in paths))
     tests = overrides.pop("tests", ())

@@ -127,7 +127,7 @@ def _fork(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Exe
 
     if options.sandbox is not None:  # the sandbox's read-only view is the protection: no copy to make
         return ForkPool(setup, options.jobs, log_dir(options), options.sandbox)
-    return InCopy(setup, lambda moved: ForkPool(moved, options.jobs, log_dir(options)))
+    return InCopy(setup, lambda moved: ForkPool(moved, options.jobs, log_dir(options), preload=options.preload))
 
 
 def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:

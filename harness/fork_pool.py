@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
-from bugsmith.harness import leftovers, zygote
+from bugsmith.harness import leftovers, preload, zygote
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
 from bugsmith.harness.executor import OnVerdict, Prepare, Spare, next_confirmation
 from bugsmith.harness.interpreter import helper_launch
+from bugsmith.harness.preload import Asked
 from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
@@ -80,6 +81,7 @@ class _Worker:
         self.started_at = 0.0  # when the first job of `jobs` began
         self.gone = False  # a job could not be sent: it is dead
         self.room = _pipe_room(stdin)  # bytes a job queued behind another may take
+        self.modules: tuple[str, ...] = ()  # a zygote's, once ready: what a preloader may import
         self._buffer = b""
 
     @classmethod
@@ -117,6 +119,29 @@ class _Worker:
             pass  # it died at once: wait_ready says why, from its log
         return worker
 
+    @classmethod
+    def ask_preloader(cls, setup: WorkerSetup, log_dir: Path, mark: str) -> Asked | None:
+        """Ask this project's preloader (harness.preload), if one runs, for a zygote."""
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = helper_launch("bugsmith.harness.child.worker", setup, None, {leftovers.VARIABLE: mark}).env
+        return preload.ask_for_zygote(preload.address(setup.root, setup.origin, env),
+                                      preload.Spawn(mark=mark, env=dict(env)), log_dir / "zygote.log")
+
+    @classmethod
+    def preloaded(cls, asked: Asked, setup: WorkerSetup, log_dir: Path, mark: str) -> _Worker | None:
+        """The zygote `asked` gives, sent its setup as a launched one is; None if it gives none."""
+        hatched = asked.zygote()
+        if hatched is None:
+            return None
+        process, ours = hatched
+        worker = cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
+                     os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_dir / "zygote.log", mark, ours)
+        try:
+            send(worker.stdin, setup)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it died at once: wait_ready says why, from its log
+        return worker
+
     def hatch(self, number: int, log_dir: Path, mark: str) -> _Worker:
         """A worker forked from this one, a zygote that has collected the suite (CannotHatch if
         it cannot); it says it is ready as a worker started as an interpreter would."""
@@ -142,6 +167,7 @@ class _Worker:
                                 f"(see {self.log_path})")
         if ready.error is not None:
             raise BaselineError(f"a worker could not collect the tests: {ready.error}")
+        self.modules = ready.modules
         return list(zip(ready.tests, ready.files))
 
     def _last_words(self) -> str:
@@ -247,8 +273,12 @@ class ForkPool:
     (generating mutants) while they import and collect; the first call that needs them waits.
     """
 
-    def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path, sandbox: Sandbox | None = None) -> None:
+    def __init__(self, setup: WorkerSetup, jobs: int, log_dir: Path, sandbox: Sandbox | None = None,
+                 preload: bool = False) -> None:
         self.setup = setup
+        # Fork the zygote from a preloader if one runs, and leave one running (harness.preload):
+        # trusted tests only, where the zygote runs unconfined.
+        self.preload = preload and sandbox is None
         self.size = jobs
         self.log_dir = log_dir
         self.sandbox = sandbox  # each worker in a sandbox of its own (harness.sandbox), if given
@@ -267,13 +297,15 @@ class ForkPool:
         self._closed = False
         self._mark = leftovers.new_mark()
         self.zygote: _Worker | None = None  # the process the workers are forked from, if any
+        self._asked: Asked | None = None  # a zygote asked of a preloader, not yet taken
 
     def __enter__(self) -> ForkPool:
         try:
             if zygote.available():
-                self.zygote = _Worker.launch(self.setup, "zygote", self.log_dir,
-                                             leftovers.member_mark(self._mark, leftovers.ZYGOTE),
-                                             self.sandbox, as_zygote=True)
+                if self.preload:
+                    self._asked = _Worker.ask_preloader(self.setup, self.log_dir, self._zygote_mark())
+                if self._asked is None:
+                    self.zygote = self._launched_zygote()
             else:
                 self.workers.extend(self._spawn() for _ in range(self.size))
         except BaseException:
@@ -283,15 +315,40 @@ class ForkPool:
 
     def __exit__(self, *exc: object) -> None:
         self._closed = True
+        if self._asked is not None:
+            self._asked.cancel()
+            self._asked = None
         for worker in list(self.workers):
             worker.stop()
         if self.zygote is not None:
             self.zygote.stop(grace=ZYGOTE_GRACE)  # it collects its workers: their CPU time counts
+            if self.preload and self.zygote.modules and not any(exc):  # not after an interrupt or error
+                self._leave_preloader(self.zygote.modules)
             self.zygote = None
+
+    def _leave_preloader(self, modules: tuple[str, ...]) -> None:
+        """Start a preloader for the next run, unless one for this project already runs."""
+        launch = helper_launch("bugsmith.harness.child.preloader", self.setup, None,
+                               {leftovers.VARIABLE: leftovers.member_mark(preload.PLACEHOLDER, leftovers.ZYGOTE)})
+        name = preload.address(self.setup.root, self.setup.origin, launch.env)
+        if not preload.alive(name):
+            start = preload.Start(address=name, root=self.setup.root, origin=self.setup.origin, modules=modules)
+            preload.start_preloader(start, launch.argv, launch.env, launch.cwd, self.log_dir / "preloader.log")
+
+    def _zygote_mark(self) -> str:
+        return leftovers.member_mark(self._mark, leftovers.ZYGOTE)
+
+    def _launched_zygote(self) -> _Worker:
+        self._refuse_if_closed()
+        return _Worker.launch(self.setup, "zygote", self.log_dir, self._zygote_mark(), self.sandbox, as_zygote=True)
 
     def _wait_ready(self) -> None:
         if self._ready:
             return
+        if self._asked is not None:  # the preloader's answer, or a zygote started now
+            asked, self._asked = self._asked, None
+            forked = _Worker.preloaded(asked, self.setup, self.log_dir, self._zygote_mark())
+            self.zygote = self._kept(forked or self._launched_zygote())
         if self.zygote is not None and not self.workers:
             self.tests = self.zygote.wait_ready()
             for _ in range(self.size):

@@ -195,6 +195,8 @@ class Ready:
     tests: tuple[str, ...] = ()  # node ids, in collection order
     files: tuple[str, ...] = ()  # each test's file, relative to the root
     error: str | None = None
+    # A zygote's: the modules a preloader may import for the next run (harness.preload).
+    modules: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -202,7 +204,7 @@ class Ready:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ready:
         return cls(tests=tuple(data.get("tests", ())), files=tuple(data.get("files", ())),
-                   error=data.get("error"))
+                   error=data.get("error"), modules=tuple(data.get("modules", ())))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

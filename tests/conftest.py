@@ -30,3 +30,11 @@ def small_project() -> Callable[..., Path]:
     """A factory: `small_project(root, package="calc", table=True)` writes a two-function
     package, its tests and a pyproject.toml (with a [tool.bugsmith] table unless told not)."""
     return _make_project
+
+
+@pytest.fixture(autouse=True)
+def _no_preloader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bugsmith run` leaves a preloader for the next run (harness.preload), a process that
+    outlives it: the suite's CLI runs, in-process and in subprocesses, leave none;
+    tests/harness/test_preload.py turns it on where it tests it."""
+    monkeypatch.setenv("BUGSMITH_PRELOAD", "0")

@@ -41,6 +41,7 @@ from bugsmith.harness.child.activation import (
 )
 from bugsmith.harness.child.fork_workers import Zygote
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
+from bugsmith.harness.child.preloading import preloadable
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
@@ -130,7 +131,8 @@ class ForkServer(CollectErrors):
         files = tuple(item.location[0] for item in self.items.values())
         ready = Ready(tests=tuple(self.items), files=files)
         if self.zygote is not None:
-            channel = self.zygote.serve(ready, session.config)  # returns in a forked worker only
+            preloaded = replace(ready, modules=preloadable(self.setup, session.config))
+            channel = self.zygote.serve(preloaded, session.config)  # returns in a forked worker only
             self.reader.close()  # the zygote's: the pool must see its end when it ends
             self.writer.close()
             self.reader, self.writer = channel  # a worker forked from it

@@ -13,7 +13,9 @@ HARNESS = Path(__file__).resolve().parents[2] / "harness"
 SHARED = {"bugsmith.harness.protocol", "bugsmith.harness.tasks", "bugsmith.harness.interpreter",
           "bugsmith.harness.tool_state", "bugsmith.harness.sandbox",
           # the zygote's requests and answers, and the process marks a forked worker rewrites
-          "bugsmith.harness.zygote", "bugsmith.harness.leftovers"}
+          "bugsmith.harness.zygote", "bugsmith.harness.leftovers",
+          # the preloader's requests, its socket's name, and how a pool reaches it
+          "bugsmith.harness.preload"}
 
 
 def _imports(path: Path) -> set[str]:
