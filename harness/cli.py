@@ -91,10 +91,10 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     options = config.resolve(
         Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), families=tuple(families),
         operators=tuple(operators), jobs=jobs, timeout_factor=timeout_factor, since=since,
-        isolation=isolation, preload=os.environ.get("BUGSMITH_PRELOAD", "1") != "0",
+        isolation=isolation, preload=True,
     )
-    if preload is not None:
-        options = replace(options, preload=preload)
+    if preload is not None or os.environ.get("BUGSMITH_PRELOAD") == "0":  # the flag, then the variable
+        options = replace(options, preload=bool(preload))
     factory = _executor(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
     for warning in result.warnings:

@@ -81,7 +81,11 @@ class _Worker:
         self.started_at = 0.0  # when the first job of `jobs` began
         self.gone = False  # a job could not be sent: it is dead
         self.room = _pipe_room(stdin)  # bytes a job queued behind another may take
-        self.modules: tuple[str, ...] = ()  # a zygote's, once ready: what a preloader may import
+        self.modules: tuple[str, ...] = ()  # a zygote's, once ready: what a preloader may import,
+        self.plugins: tuple[str, ...] = ()  # and the pytest plugins' packages it must not,
+        self.environ: dict[str, str | None] = {}  # and what its start-up set
+        self.outgrown = False  # forked by a preloader, it imported more that one could hold
+        self.preloader = 0  # the pid of the preloader that forked it, if one did
         self._buffer = b""
 
     @classmethod
@@ -167,7 +171,8 @@ class _Worker:
                                 f"(see {self.log_path})")
         if ready.error is not None:
             raise BaselineError(f"a worker could not collect the tests: {ready.error}")
-        self.modules = ready.modules
+        self.modules, self.plugins, self.environ = ready.modules, ready.plugins, ready.environ
+        self.outgrown = ready.outgrown
         return list(zip(ready.tests, ready.files))
 
     def _last_words(self) -> str:
@@ -297,14 +302,14 @@ class ForkPool:
         self._closed = False
         self._mark = leftovers.new_mark()
         self.zygote: _Worker | None = None  # the process the workers are forked from, if any
-        self._asked: Asked | None = None  # a zygote asked of a preloader, not yet taken
+        self._asking: Asked | None = None  # a zygote asked of a preloader, until taken
 
     def __enter__(self) -> ForkPool:
         try:
             if zygote.available():
                 if self.preload:
-                    self._asked = _Worker.ask_preloader(self.setup, self.log_dir, self._zygote_mark())
-                if self._asked is None:
+                    self._asking = _Worker.ask_preloader(self.setup, self.log_dir, self._zygote_mark())
+                if self._asking is None:
                     self.zygote = self._launched_zygote()
             else:
                 self.workers.extend(self._spawn() for _ in range(self.size))
@@ -315,25 +320,46 @@ class ForkPool:
 
     def __exit__(self, *exc: object) -> None:
         self._closed = True
-        if self._asked is not None:
-            self._asked.cancel()
-            self._asked = None
+        if self._asking is not None:  # wakes the baseline's thread if it waits for the answer
+            self._asking.cancel()
         for worker in list(self.workers):
             worker.stop()
         if self.zygote is not None:
             self.zygote.stop(grace=ZYGOTE_GRACE)  # it collects its workers: their CPU time counts
-            if self.preload and self.zygote.modules and not any(exc):  # not after an interrupt or error
-                self._leave_preloader(self.zygote.modules)
+            if self.preload and self.zygote.modules:
+                self._depart(self.zygote)
             self.zygote = None
 
-    def _leave_preloader(self, modules: tuple[str, ...]) -> None:
-        """Start a preloader for the next run, unless one for this project already runs."""
+    def _depart(self, zygote: _Worker) -> None:
+        """The preloader this pool would leave for the next run: started by the run once it has
+        ended well (harness.preload.leave), not now (the run may go on with a wider pool)."""
         launch = helper_launch("bugsmith.harness.child.preloader", self.setup, None,
                                {leftovers.VARIABLE: leftovers.member_mark(preload.PLACEHOLDER, leftovers.ZYGOTE)})
-        name = preload.address(self.setup.root, self.setup.origin, launch.env)
-        if not preload.alive(name):
-            start = preload.Start(address=name, root=self.setup.root, origin=self.setup.origin, modules=modules)
-            preload.start_preloader(start, launch.argv, launch.env, launch.cwd, self.log_dir / "preloader.log")
+        start = preload.Start(address=preload.address(self.setup.root, self.setup.origin, launch.env),
+                              root=self.setup.root, origin=self.setup.origin, modules=zygote.modules,
+                              plugins=zygote.plugins, environ=zygote.environ)
+        preload.depart(preload.Departure(start=start, argv=launch.argv, env=dict(launch.env), cwd=launch.cwd,
+                                         log_path=self.log_dir / "preloader.log",
+                                         replaces=zygote.preloader if zygote.outgrown else 0))
+
+    def _preloaded_ready(self, asked: Asked) -> list[tuple[str, str]]:
+        """The collection of the zygote the preloader forks; a zygote started afresh if it gives
+        none, or if the one it forks cannot collect what a fresh one can (the preloader then
+        ends: what it imported does not stand for a fresh interpreter any more)."""
+        forked = _Worker.preloaded(asked, self.setup, self.log_dir, self._zygote_mark())
+        if forked is not None:
+            forked.preloader = asked.preloader
+            self.zygote = self._kept(forked)
+            try:
+                return forked.wait_ready()
+            except (BaselineError, HarnessError, OSError, ValueError):
+                forked.stop()
+                self.zygote = None
+        self.zygote = self._kept(self._launched_zygote())
+        tests = self.zygote.wait_ready()
+        if forked is not None:
+            asked.retire()
+        return tests
 
     def _zygote_mark(self) -> str:
         return leftovers.member_mark(self._mark, leftovers.ZYGOTE)
@@ -345,12 +371,12 @@ class ForkPool:
     def _wait_ready(self) -> None:
         if self._ready:
             return
-        if self._asked is not None:  # the preloader's answer, or a zygote started now
-            asked, self._asked = self._asked, None
-            forked = _Worker.preloaded(asked, self.setup, self.log_dir, self._zygote_mark())
-            self.zygote = self._kept(forked or self._launched_zygote())
-        if self.zygote is not None and not self.workers:
+        if self._asking is not None:
+            self.tests = self._preloaded_ready(self._asking)
+            self._asking = None
+        elif self.zygote is not None and not self.workers:
             self.tests = self.zygote.wait_ready()
+        if self.zygote is not None and not self.workers:
             for _ in range(self.size):
                 self.workers.append(self._kept(self._spawn()))
         for worker in self.workers:

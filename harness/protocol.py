@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import IO, Any, Protocol, TypeVar
 
 from bugsmith.harness.tasks import Findings, Task, findings_from_dict, task_from_dict
@@ -195,8 +195,12 @@ class Ready:
     tests: tuple[str, ...] = ()  # node ids, in collection order
     files: tuple[str, ...] = ()  # each test's file, relative to the root
     error: str | None = None
-    # A zygote's: the modules a preloader may import for the next run (harness.preload).
+    # A zygote's: the modules a preloader may import for the next run (harness.preload), and
+    # the top-level names of the pytest plugins it must not import.
     modules: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
+    environ: dict[str, str | None] = field(default_factory=dict)  # what its start-up set (None: removed)
+    outgrown: bool = False  # forked by a preloader, it imported more that one could hold
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -204,7 +208,9 @@ class Ready:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ready:
         return cls(tests=tuple(data.get("tests", ())), files=tuple(data.get("files", ())),
-                   error=data.get("error"), modules=tuple(data.get("modules", ())))
+                   error=data.get("error"), modules=tuple(data.get("modules", ())),
+                   plugins=tuple(data.get("plugins", ())), environ=dict(data.get("environ", {})),
+                   outgrown=bool(data.get("outgrown", False)))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

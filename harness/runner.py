@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bugsmith.errors import HarnessError
-from bugsmith.harness import equivalents
+from bugsmith.harness import equivalents, preload
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
@@ -244,6 +244,7 @@ def run(
             result = _execute(the_plan, store, started, started_at, progress, executors, notes)
             executors.settle()  # a control still running in the baseline's thread (no job ran)
             executors.close()  # the workers are gone: nothing of the run can still write
+            preload.leave()  # for the next run, now that this one has ended well (harness.preload)
             warnings = tree_warnings(the_plan.baseline, changes(tree, snapshot(options.root)))
             if warnings:
                 store.put_extra("warnings", started_at, {"warnings": list(warnings)})
@@ -257,6 +258,7 @@ def run(
                                f" {aside.name}; run again to start a new one") from None
         finally:
             executors.close()
+            preload.stay()  # an interrupted or failed run leaves no process behind
             store.close()
 
 

@@ -25,12 +25,13 @@ import types
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from bugsmith.harness import leftovers
 from bugsmith.harness.child import reaper
-from bugsmith.harness.preload import Spawn, Start, peer_uid
+from bugsmith.harness.preload import Spawn, Start, peer
 from bugsmith.harness.protocol import WorkerSetup, encode
 from bugsmith.harness.zygote import Hatched
 
@@ -39,25 +40,56 @@ REQUEST_SECONDS = 5.0  # how long a connection may take to send its request
 REAP_EVERY = 1.0
 # Imported by every worker before it reads its setup, or bugsmith's own: nothing to gain.
 NEVER = frozenset({"__main__", "bugsmith", "pytest", "_pytest", "pluggy", "coverage", "py"})
+PYTEST_SETS = frozenset({"PYTEST_VERSION", "PYTEST_CURRENT_TEST"})  # while pytest.main runs
+# In a zygote a preloader forked: the modules it came with (None in a zygote started afresh).
+PRELOADED: frozenset[str] | None = None
 
 
-def preloadable(setup: WorkerSetup, config: pytest.Config) -> tuple[str, ...]:
+def preloadable(setup: WorkerSetup, config: pytest.Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The modules this process (a zygote that has collected) imported that a preloader may
-    import for the next run's zygote, in the order they were imported."""
-    inside = tuple({os.path.join(os.path.realpath(folder), "") for folder in (setup.root, setup.project)}
-                   | {os.path.join(folder, "") for folder in (setup.root, setup.project)})
-    plugins = set(NEVER)
-    plugins.update(name.partition(".")[0] for name in getattr(config.pluginmanager.rewrite_hook, "_must_rewrite", ()))
+    import for the next run's zygote, in the order they were imported; and the top-level names
+    of the pytest plugins, which it must not import, even through another module."""
+    inside = Project(setup.root, setup.project)
+    plugins = {name.partition(".")[0] for name in getattr(config.pluginmanager.rewrite_hook, "_must_rewrite", ())}
     plugins.update(plugin.__name__.partition(".")[0] for plugin in config.pluginmanager.get_plugins()
                    if isinstance(plugin, types.ModuleType))
+    plugins -= NEVER
     names = []
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if (name.partition(".")[0] in plugins or not isinstance(file, str) or not os.path.isabs(file)
-                or file.startswith(inside) or getattr(module, "__name__", None) != name):
+        top = name.partition(".")[0]
+        if (top in plugins or top in NEVER or not isinstance(file, str) or not os.path.isabs(file)
+                or inside.holds(file) or getattr(module, "__name__", None) != name):
             continue
         names.append(name)
-    return tuple(names)
+    return tuple(names), tuple(sorted(plugins))
+
+
+class Project:
+    """Where a project's own modules are: its folder and its copy, but a virtual environment
+    kept in it (uv's and Poetry's `.venv`) holds installed packages."""
+
+    def __init__(self, *folders: str) -> None:
+        self.folders = tuple({os.path.join(path, "") for folder in folders if folder
+                              for path in (folder, os.path.realpath(folder))})
+        self.environment = tuple({os.path.join(path, "") for prefix in (sys.prefix, sys.exec_prefix)
+                                  for path in (prefix, os.path.realpath(prefix))})
+
+    def holds(self, file: str) -> bool:
+        return file.startswith(self.folders) and not file.startswith(self.environment)
+
+
+def outgrown(modules: tuple[str, ...]) -> bool:
+    """Whether a zygote a preloader forked imported modules the preloader could have: the next
+    preloader should hold them too."""
+    return PRELOADED is not None and any(name not in PRELOADED for name in modules)
+
+
+def startup_changes(launched: dict[str, str]) -> dict[str, str | None]:
+    """The variables the suite's start-up set or removed (None) since the zygote started, but
+    those pytest itself sets while it runs."""
+    names = (set(launched) | set(os.environ)) - PYTEST_SETS
+    return {name: os.environ.get(name) for name in sorted(names) if os.environ.get(name) != launched.get(name)}
 
 
 class Unusable(Exception):
@@ -67,8 +99,10 @@ class Unusable(Exception):
 class Preloader:
     def __init__(self, start: Start) -> None:
         self.start = start
+        self.launched = dict(os.environ)  # before any import could set a variable
         self.files: dict[str, tuple[int, int]] = {}  # every imported module's file: (mtime, size)
         self.children: set[int] = set()
+        self.import_seconds = 0.0  # what a fresh interpreter spends on these imports
 
     def serve(self, listener: socket.socket) -> Callable[[], int]:
         """Import, then answer the requests on `listener`; what to run next: the end of this
@@ -82,42 +116,56 @@ class Preloader:
         return self._loop(listener)
 
     def _import(self) -> None:
+        started = time.monotonic()
         signal.alarm(IMPORT_SECONDS)
         os.chdir(self.start.root)
         sys.path.insert(0, self.start.root)  # as the zygote's, so names resolve as they did there
+        os.environ["PYTEST_VERSION"] = pytest.__version__  # as pytest.main sets it for its imports
         import bugsmith.harness.child.worker  # noqa: F401 - pytest, coverage: what every zygote imports
 
-        inside = tuple(os.path.join(folder, "") for folder in (self.start.root, self.start.origin) if folder)
-        for name in self.start.modules:
-            if name in sys.modules:
-                continue
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
+        warned = _Warnings()
+        with warned:
+            for name in self.start.modules:
+                if name in sys.modules:
+                    continue
                 try:
                     importlib.import_module(name)
                 except ImportError as error:  # uninstalled since: the zygote will see it too
                     _log(f"skipped {name}: {error}")
-                    continue
                 except Exception as error:  # noqa: BLE001 - any other failure is the preloader's end
                     raise Unusable(f"importing {name} raised {type(error).__name__}: {error}") from None
-            if caught:
-                raise Unusable(f"importing {name} warned: {caught[0].message}")
-            file = getattr(sys.modules.get(name), "__file__", None) or ""
-            if file.startswith(inside):
-                raise Unusable(f"{name} resolved inside the project: {file}")
+                if warned.seen:
+                    raise Unusable(f"importing {name} warned: {warned.seen[0]}")
         signal.alarm(0)
+        del os.environ["PYTEST_VERSION"]
+        for name, value in self.start.environ.items():
+            if os.environ.get(name) != value:  # set by a plugin or conftest, maybe read by an import
+                raise Unusable(f"the suite's start-up sets {name}, which the imports do not: one may read it")
+        sys.path.remove(self.start.root)
+        self._check()
+        self.import_seconds = time.monotonic() - started
+        gc.freeze()  # as the zygote does: each fork then copies fewer pages
+
+    def _check(self) -> None:
+        """Unusable if an import, directly or through others, loaded a pytest plugin or a module
+        of the project, or left a thread; else note every module file, to see it change."""
         if len(os.listdir("/proc/self/task")) != 1:
             raise Unusable("an import left a thread running")
-        sys.path.remove(self.start.root)
-        for module in list(sys.modules.values()):
+        project = Project(self.start.root, self.start.origin)
+        plugins = set(self.start.plugins)
+        for name, module in list(sys.modules.items()):
+            if name.partition(".")[0] in plugins:
+                raise Unusable(f"{name} (a pytest plugin's) was imported")
             file = getattr(module, "__file__", None)
-            if isinstance(file, str) and file not in self.files:
-                try:
-                    info = os.stat(file)
-                except OSError:
-                    continue
-                self.files[file] = (info.st_mtime_ns, info.st_size)
-        gc.freeze()  # as the zygote does: each fork then copies fewer pages
+            if not isinstance(file, str) or file in self.files:
+                continue
+            if project.holds(file):
+                raise Unusable(f"{name} resolved inside the project: {file}")
+            try:
+                info = os.stat(file)
+            except OSError:
+                continue
+            self.files[file] = (info.st_mtime_ns, info.st_size)
 
     def _loop(self, listener: socket.socket) -> Callable[[], int]:
         deadline = time.monotonic() + self.start.idle
@@ -134,18 +182,18 @@ class Preloader:
             except OSError:
                 continue
             with connection:
-                outcome = self._answer(connection, listener)
+                request = _request(connection)
+                if request is None:  # a probe (harness.preload.alive), or a run that went away
+                    continue
+                outcome = self._answer(connection, listener, *request)
             if outcome is not None:
                 return outcome
             deadline = time.monotonic() + self.start.idle
 
-    def _answer(self, connection: socket.socket, listener: socket.socket) -> Callable[[], int] | None:
-        """Fork a zygote for the request on `connection`: in the zygote, the zygote to run; here,
-        None to go on, or the end when the imports went stale."""
-        request = _request(connection)
-        if request is None:
-            return None
-        spawn, fds = request
+    def _answer(self, connection: socket.socket, listener: socket.socket, spawn: Spawn,
+                fds: list[int]) -> Callable[[], int] | None:
+        """Fork a zygote for `spawn`: in the zygote, the zygote to run; here, None to go on, or
+        the end when the imports went stale."""
         stale = self._stale()
         if stale is not None or len(fds) != 2:
             for fd in fds:
@@ -158,7 +206,7 @@ class Preloader:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the zygote
             listener.close()
-            return lambda: _become_zygote(spawn, fds[0], fds[1], self.start.root)
+            return lambda: self._become_zygote(spawn, fds[0], fds[1])
         for fd in fds:
             os.close(fd)
         self.children.add(pid)
@@ -169,6 +217,41 @@ class Preloader:
         finally:
             os.close(pidfd)
         return None
+
+    def _become_zygote(self, spawn: Spawn, channel: int, log: int) -> int:  # pragma: no cover - the zygote
+        """Go on as `python -m bugsmith.harness.child.worker --zygote` would: a session of its
+        own, the pool's socket as stdin and stdout, its log as stderr, the run's mark and
+        environment (what imports set stays, as in a process that made them), fresh random
+        state, and a start-up clock that counts the imports a fresh interpreter makes."""
+        os.setsid()
+        os.dup2(channel, 0)
+        os.dup2(channel, 1)
+        os.dup2(log, 2)
+        os.close(channel)
+        os.close(log)
+        if not leftovers.remark(spawn.mark):
+            print("bugsmith preloader: cannot give the zygote its mark", file=sys.stderr, flush=True)
+            return 1
+        for name in (set(self.launched) | set(spawn.env)) - {leftovers.VARIABLE}:
+            if spawn.env.get(name) == self.launched.get(name):
+                continue
+            if name in spawn.env:
+                os.environ[name] = spawn.env[name]
+            else:
+                os.environ.pop(name, None)
+        os.chdir(self.start.root)
+        random.seed()
+        numpy_random = sys.modules.get("numpy.random")
+        if numpy_random is not None:
+            numpy_random.seed()
+        from bugsmith.harness.child import worker
+        from bugsmith.harness.zygote import FLAG
+
+        global PRELOADED
+        PRELOADED = frozenset(sys.modules)
+        worker.STARTED = time.monotonic() - self.import_seconds
+        sys.argv = [str(Path(worker.__file__)), FLAG]
+        return worker.main()
 
     def _stale(self) -> str | None:
         for file, seen in self.files.items():
@@ -181,9 +264,34 @@ class Preloader:
         return None
 
 
+class _Warnings:
+    """Every warning raised while entered, seen whatever the filters say, without undoing the
+    filters the imports install (warnings.catch_warnings would restore the list)."""
+
+    ALWAYS = ("always", None, Warning, None, 0)
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __enter__(self) -> None:
+        self._shown = warnings.showwarning
+        warnings.showwarning = self._show
+        cast("list[Any]", warnings.filters).insert(0, self.ALWAYS)
+        warnings._filters_mutated()  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc: object) -> None:
+        warnings.showwarning = self._shown
+        if self.ALWAYS in warnings.filters:
+            cast("list[Any]", warnings.filters).remove(self.ALWAYS)
+        warnings._filters_mutated()  # type: ignore[attr-defined]
+
+    def _show(self, message: Warning | str, *args: object, **kwargs: object) -> None:
+        self.seen.append(str(message))
+
+
 def _request(connection: socket.socket) -> tuple[Spawn, list[int]] | None:
     try:
-        if peer_uid(connection) != os.getuid():
+        if peer(connection)[1] != os.getuid():
             return None
         connection.settimeout(REQUEST_SECONDS)
         buffer, fds = b"", []
@@ -205,35 +313,6 @@ def _send(connection: socket.socket, answer: Hatched, *fds: int) -> None:
         socket.send_fds(connection, [encode(answer)], list(fds))
     except OSError:
         pass  # the run went away: the zygote it asked for finds its socket closed and ends
-
-
-def _become_zygote(spawn: Spawn, channel: int, log: int, root: str) -> int:  # pragma: no cover - the zygote
-    """Go on as `python -m bugsmith.harness.child.worker --zygote` would: a session of its own,
-    the pool's socket as stdin and stdout, its log as stderr, the run's mark and environment,
-    fresh random state, a start-up clock from now."""
-    os.setsid()
-    os.dup2(channel, 0)
-    os.dup2(channel, 1)
-    os.dup2(log, 2)
-    os.close(channel)
-    os.close(log)
-    if not leftovers.remark(spawn.mark):
-        print("bugsmith preloader: cannot give the zygote its mark", file=sys.stderr, flush=True)
-        return 1
-    for name in set(os.environ) - set(spawn.env) - {leftovers.VARIABLE}:
-        del os.environ[name]
-    os.environ.update({name: value for name, value in spawn.env.items() if name != leftovers.VARIABLE})
-    os.chdir(root)
-    random.seed()
-    numpy_random = sys.modules.get("numpy.random")
-    if numpy_random is not None:
-        numpy_random.seed()
-    from bugsmith.harness.child import worker
-    from bugsmith.harness.zygote import FLAG
-
-    worker.STARTED = time.monotonic()
-    sys.argv = [str(Path(worker.__file__)), FLAG]
-    return worker.main()
 
 
 def _log(message: str) -> None:

@@ -41,7 +41,7 @@ from bugsmith.harness.child.activation import (
 )
 from bugsmith.harness.child.fork_workers import Zygote
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
-from bugsmith.harness.child.preloading import preloadable
+from bugsmith.harness.child.preloading import outgrown, preloadable, startup_changes
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
@@ -114,6 +114,7 @@ class ForkServer(CollectErrors):
         self.own: frozenset[int] = frozenset()  # processes of this worker's own, spared by the reaper
         self.surveys: dict[str, reexec.Survey] = {}  # by module: can its import-time mutants run here
         self.collapsed = False  # memory moved into huge pages (harness.child.huge_pages)
+        self.launched = dict(os.environ)  # before pytest and the suite's start-up (harness.preload)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -131,7 +132,9 @@ class ForkServer(CollectErrors):
         files = tuple(item.location[0] for item in self.items.values())
         ready = Ready(tests=tuple(self.items), files=files)
         if self.zygote is not None:
-            preloaded = replace(ready, modules=preloadable(self.setup, session.config))
+            modules, plugins = preloadable(self.setup, session.config)
+            preloaded = replace(ready, modules=modules, plugins=plugins, environ=startup_changes(self.launched),
+                                outgrown=outgrown(modules))
             channel = self.zygote.serve(preloaded, session.config)  # returns in a forked worker only
             self.reader.close()  # the zygote's: the pool must see its end when it ends
             self.writer.close()

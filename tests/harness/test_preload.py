@@ -26,17 +26,20 @@ pytestmark = [pytest.mark.slow,  # real worker processes, and preloaders that im
 
 WAIT = 120.0  # seconds a preloader may take to come up or go at load 8; each wait ends as soon as it can
 
-THIRD_PARTY = ("import os\n"
+THIRD_PARTY = ("import os\nimport warnings\n\nimport numpy\n\n"
                "with open(os.environ['MARKS'], 'a') as marks:\n"
                "    marks.write(f'{os.getpid()}\\n')\n"
+               "os.environ['SET_BY_IMPORT'] = 'yes'  # as scikit-learn sets KMP_DUPLICATE_LIB_OK\n"
+               "warnings.filterwarnings('ignore', message='from-thirdparty')  # as requests does\n"
                "FACTOR = 2\n")
 CODE = ("from thirdparty_marked import FACTOR\n\n\n"
         "def double(x):\n    return x * FACTOR\n\n\n"
         "def positive(x):\n    return x > 0\n")
-TESTS = ("import os\nimport random\n\n"
+TESTS = ("import os\nimport warnings\n\nimport numpy\n\n"
          "from calc import double, positive\n\n"
+         "kept = any(f[1] is not None and f[1].pattern == 'from-thirdparty' for f in warnings.filters)\n"
          "with open(os.environ['DRAWS'], 'a') as draws:  # once per collection: in the zygote\n"
-         "    draws.write(f'{os.getpid()} {random.random()}\\n')\n\n\n"
+         "    draws.write(f'{os.getpid()} {numpy.random.random()} {os.environ.get(\"SET_BY_IMPORT\")} {kept}\\n')\n\n\n"
          "def test_double():\n    assert double(3) == 6\n\n\n"
          "def test_positive():\n    assert positive(2)\n    assert not positive(-2)\n")
 
@@ -137,7 +140,8 @@ def test_the_next_zygote_is_forked_from_the_preloader_and_gives_the_same_verdict
     again = _verdicts(project, preload=True)
     draws = _lines(tmp / "draws")
     assert draws[-1].split()[0] != zygote_pid and f"forked zygote {draws[-1].split()[0]}" in _log(project)
-    assert draws[-1].split()[1] != draws[-2].split()[1]  # fresh random state in each zygote
+    assert draws[-1].split()[1] != draws[-2].split()[1]  # numpy reseeded in each zygote (fork does not)
+    assert draws[-1].split()[2:] == draws[0].split()[2:] == ["yes", "True"]  # what the import set, kept
 
     plain = tmp / "plain"  # the same code and tests, no preloader: the verdicts to match
     shutil.copytree(project, plain, ignore=shutil.ignore_patterns(".bugsmith"))
@@ -163,12 +167,13 @@ def test_no_preloader_without_preload(project: Path) -> None:
     assert not _log(project) and not _preloaders(project.parent)
 
 
-def _start(root: Path, modules: tuple[str, ...], idle: float = preload.IDLE_SECONDS) -> str:
+def _start(root: Path, modules: tuple[str, ...], idle: float = preload.IDLE_SECONDS,
+           plugins: tuple[str, ...] = ()) -> str:
     setup = WorkerSetup(root=str(root), pytest_args=(), test_paths=("tests",), sources=(), memory_limit_mb=1024)
     launch = helper_launch("bugsmith.harness.child.preloader", setup, None,
                            {leftovers.VARIABLE: leftovers.member_mark(preload.PLACEHOLDER, leftovers.ZYGOTE)})
     name = preload.address(str(root), "", launch.env)
-    start = preload.Start(address=name, root=str(root), origin="", modules=modules, idle=idle)
+    start = preload.Start(address=name, root=str(root), origin="", modules=modules, plugins=plugins, idle=idle)
     (root / ".bugsmith" / "logs").mkdir(parents=True, exist_ok=True)
     assert preload.start_preloader(start, launch.argv, launch.env, launch.cwd,
                                    root / ".bugsmith" / "logs" / "preloader.log")
@@ -188,7 +193,42 @@ def test_a_module_of_the_project_is_never_preloaded(project: Path) -> None:
     name = _start(project, ("calc",))  # resolved inside the project: its import code ran in the preloader
     _until(lambda: "ends:" in _log(project), "the preloader's end")
     assert "calc resolved inside the project" in _log(project)
-    assert not preload.alive(name)
+    _until(lambda: not preload.alive(name), "the socket closed")
+
+
+def test_a_pytest_plugin_imported_through_another_module_ends_the_preloader(project: Path) -> None:
+    site = project.parent / "site"
+    (site / "some_plugin.py").write_text("VALUE = 1\n")
+    (site / "uses_a_plugin.py").write_text("import some_plugin\n")
+    name = _start(project, ("uses_a_plugin",), plugins=("some_plugin",))
+    _until(lambda: "ends:" in _log(project), "the preloader's end")
+    assert "some_plugin (a pytest plugin's) was imported" in _log(project)
+    _until(lambda: not preload.alive(name), "the socket closed")
+
+
+def test_a_suite_that_sets_the_environment_as_it_starts_ends_the_preloader(project: Path) -> None:
+    (project / "tests" / "conftest.py").write_text("import os\nos.environ['SET_BY_CONFTEST'] = '1'\n")
+    _verdicts(project, preload=True)  # the library's own variable is set by its import, in the preloader too
+    _until(lambda: "ends:" in _log(project), "the preloader's end")
+    assert "the suite's start-up sets SET_BY_CONFTEST" in _log(project)
+
+
+def test_a_zygote_forked_that_cannot_collect_falls_back_and_retires_the_preloader(project: Path) -> None:
+    site = project.parent / "site"  # a library that must be imported by the process that uses it
+    (site / "thirdparty_marked.py").write_text(THIRD_PARTY + "IMPORTED_IN = os.getpid()\n")
+    tests = project / "tests" / "test_calc.py"
+    tests.write_text("import os\nimport thirdparty_marked\n"
+                     "assert thirdparty_marked.IMPORTED_IN == os.getpid()\n" + tests.read_text())
+    _verdicts(project, preload=True)
+    _ready(project)
+    first = int(_log(project).split(": ready:")[0].rsplit("preloader ", 1)[1].split()[0])
+    _edit(project, "return x * FACTOR", "return FACTOR * x")
+    warm = _verdicts(project, preload=True)
+    assert "forked zygote" in _log(project)  # asked, and its zygote could not collect
+    _until(lambda: not _alive(first), "the first preloader's end")
+    plain = project.parent / "plain"
+    shutil.copytree(project, plain, ignore=shutil.ignore_patterns(".bugsmith"))
+    assert _verdicts(plain, preload=False) == warm and "killed" in warm.values()
 
 
 def test_the_preloader_ends_after_its_quiet_while_or_with_its_project(project: Path, tmp_path: Path) -> None:
@@ -229,6 +269,28 @@ def test_preload_is_a_flag_in_the_table_and_on_the_command_line(tmp_path: Path, 
     assert "Traceback" not in done.stderr
 
 
+def test_the_variable_turns_off_what_the_table_turns_on_and_the_flag_beats_both(tmp_path: Path, small_project,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from bugsmith.harness import cli, runner
+
+    root = small_project(tmp_path / "p")
+    (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + "preload = true\n")
+    seen: list[bool] = []
+
+    def noted(options: config.RunOptions, **_: object) -> None:  # the options the CLI resolved; no run
+        seen.append(options.preload)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(runner, "run", noted)
+    monkeypatch.chdir(root)
+    for variable, flags in (("0", []), ("1", []), ("0", ["--preload"]), ("1", ["--no-preload"])):
+        monkeypatch.setenv("BUGSMITH_PRELOAD", variable)
+        CliRunner().invoke(cli.cli, ["run", "--no-report", *flags])
+    assert seen == [False, True, True, False]
+
+
 def test_a_run_with_preload_writes_nothing_into_the_tree(project: Path) -> None:
     before = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if ".bugsmith" not in p.parts)
     _verdicts(project, preload=True)
@@ -267,3 +329,30 @@ def test_a_pool_left_before_it_needs_its_zygote_leaves_none_running(project: Pat
     _until(lambda: "forked zygote" in _log(project).split(": ready:")[-1], "the zygote it forked")
     pid = int(_log(project).split("forked zygote ")[-1].split()[0])
     _until(lambda: not _alive(pid), "the unused zygote's end")
+
+
+def test_a_zygote_that_imports_more_than_its_preloader_held_gets_it_replaced(project: Path) -> None:
+    (project.parent / "site" / "another_library.py").write_text("import os\nLOADED = True\n")
+    _verdicts(project, preload=True)
+    _ready(project)
+    first = int(_log(project).split(": ready:")[0].rsplit("preloader ", 1)[1].split()[0])
+    _edit(project, "from thirdparty_marked import FACTOR\n", "import another_library\nfrom thirdparty_marked import FACTOR\n")
+    _verdicts(project, preload=True)  # its zygote, forked from the first, imported another_library itself
+    _until(lambda: not _alive(first), "the first preloader's end")
+    _ready(project, count=2)
+    readies = [line for line in _log(project).splitlines() if ": ready:" in line]
+    assert f"preloader {first} " in readies[0] and f"preloader {first} " not in readies[1]
+
+
+def test_a_virtual_environment_inside_the_project_holds_installed_modules_not_the_projects(tmp_path: Path,
+                                                                                            monkeypatch) -> None:
+    from bugsmith.harness.child.preloading import Project
+
+    root = tmp_path / "project"
+    monkeypatch.setattr(sys, "prefix", str(root / ".venv"))
+    monkeypatch.setattr(sys, "exec_prefix", str(root / ".venv"))
+    found = Project(str(root / ".bugsmith" / "tree"), str(root))
+    assert found.holds(str(root / "src" / "shop" / "__init__.py"))
+    assert found.holds(str(root / ".bugsmith" / "tree" / "src" / "shop" / "__init__.py"))
+    assert not found.holds(str(root / ".venv" / "lib" / "python3.11" / "site-packages" / "numpy" / "__init__.py"))
+    assert not found.holds(str(tmp_path / "elsewhere" / "numpy" / "__init__.py"))
