@@ -41,7 +41,6 @@ import hashlib
 import json
 import os
 import resource
-import select
 import signal
 import site
 import socket
@@ -56,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.protocol import encode
-from bugsmith.harness.zygote import CannotHatch, ForkedProcess, Hatched
+from bugsmith.harness.zygote import CannotHatch, ForkedProcess, read_answer
 
 IDLE_SECONDS = 900.0  # a preloader with no request for this long ends
 # How long a run waits for a preloader's answer: one started by the last run may still be
@@ -196,7 +195,7 @@ class Asked:
         if ours is None:
             return None
         try:
-            answer, pidfds = _answer(self._control, wait)
+            answer, pidfds = read_answer(self._control, wait, "the preloader")
             if answer.error is not None or len(pidfds) != 1:
                 for fd in pidfds:
                     os.close(fd)
@@ -328,21 +327,6 @@ def stay() -> None:
     """Leave none: the run failed or was interrupted."""
     with _DEPARTING:
         _DEPARTURES.clear()
-
-
-def _answer(control: socket.socket, wait: float) -> tuple[Hatched, list[int]]:
-    buffer, fds = b"", []
-    while not buffer.endswith(b"\n"):
-        if not select.select([control], [], [], wait)[0]:
-            raise CannotHatch(f"the preloader did not answer within {wait:.0f} s")
-        data, received, _, _ = socket.recv_fds(control, 1 << 16, 1)
-        fds.extend(received)
-        if not data:
-            for fd in fds:
-                os.close(fd)
-            raise CannotHatch("the preloader is gone")
-        buffer += data
-    return Hatched.from_dict(json.loads(buffer)), fds
 
 
 def start_preloader(start: Start, argv: tuple[str, ...], env: Mapping[str, str], cwd: str, log_path: Path) -> bool:

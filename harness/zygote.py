@@ -121,7 +121,7 @@ def hatch(control: socket.socket, request: Hatch, log_path: Path) -> tuple[Forke
         finally:
             for fd in (jobs_out, verdicts_in, log):
                 os.close(fd)
-        answer, pidfds = _answer(control)
+        answer, pidfds = read_answer(control)
         if answer.error is not None or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)
@@ -134,19 +134,20 @@ def hatch(control: socket.socket, request: Hatch, log_path: Path) -> tuple[Forke
     return process, os.fdopen(jobs_in, "wb", buffering=0), os.fdopen(verdicts_out, "rb", buffering=0)
 
 
-def _answer(control: socket.socket) -> tuple[Hatched, list[int]]:
-    """One answer: the zygote sends nothing else, and only after a request, so a line read
-    here is never followed by more."""
+def read_answer(control: socket.socket, wait: float = ANSWER_SECONDS,
+                who: str = "the zygote") -> tuple[Hatched, list[int]]:
+    """One answer (and its descriptors): `who` sends nothing else, and only after a request, so
+    a line read here is never followed by more."""
     buffer, fds = b"", []
     while not buffer.endswith(b"\n"):
-        if not select.select([control], [], [], ANSWER_SECONDS)[0]:
-            raise CannotHatch(f"the zygote did not answer within {ANSWER_SECONDS:.0f} s")
+        if not select.select([control], [], [], wait)[0]:
+            raise CannotHatch(f"{who} did not answer within {wait:.0f} s")
         data, received, _, _ = socket.recv_fds(control, 1 << 16, 1)
         fds.extend(received)
         if not data:
             for fd in fds:
                 os.close(fd)
-            raise CannotHatch("the zygote is gone")
+            raise CannotHatch(f"{who} is gone")
         buffer += data
     return Hatched.from_dict(json.loads(buffer)), fds
 
