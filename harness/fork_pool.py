@@ -81,10 +81,7 @@ class _Worker:
         self.started_at = 0.0  # when the first job of `jobs` began
         self.gone = False  # a job could not be sent: it is dead
         self.room = _pipe_room(stdin)  # bytes a job queued behind another may take
-        self.modules: tuple[str, ...] = ()  # a zygote's, once ready: what a preloader may import,
-        self.plugins: tuple[str, ...] = ()  # and the pytest plugins' packages it must not,
-        self.environ: dict[str, str | None] = {}  # and what its start-up set
-        self.outgrown = False  # forked by a preloader, it imported more that one could hold
+        self.ready = Ready()  # its first message, once read (a zygote's says what a preloader may import)
         self.preloader = 0  # the pid of the preloader that forked it, if one did
         self._buffer = b""
 
@@ -111,12 +108,20 @@ class _Worker:
         finally:
             if theirs is not None:
                 theirs.close()
-        if ours is None:
-            assert process.stdin and process.stdout
-            worker = cls(process, process.stdin, process.stdout, log_path, mark)
-        else:
-            worker = cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
-                         os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_path, mark, ours)
+        if ours is not None:
+            return cls._on_socket(process, ours, setup, log_path, mark)
+        assert process.stdin and process.stdout
+        return cls._sent(cls(process, process.stdin, process.stdout, log_path, mark), setup)
+
+    @classmethod
+    def _on_socket(cls, process: subprocess.Popen[bytes] | ForkedProcess, ours: socket.socket,
+                   setup: WorkerSetup, log_path: Path, mark: str) -> _Worker:
+        """A zygote that talks on `ours`, sent its setup."""
+        return cls._sent(cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
+                             os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_path, mark, ours), setup)
+
+    @staticmethod
+    def _sent(worker: _Worker, setup: WorkerSetup) -> _Worker:
         try:
             send(worker.stdin, setup)
         except (BrokenPipeError, ConnectionResetError):
@@ -138,13 +143,7 @@ class _Worker:
         if hatched is None:
             return None
         process, ours = hatched
-        worker = cls(process, os.fdopen(os.dup(ours.fileno()), "wb", buffering=0),
-                     os.fdopen(os.dup(ours.fileno()), "rb", buffering=0), log_dir / "zygote.log", mark, ours)
-        try:
-            send(worker.stdin, setup)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # it died at once: wait_ready says why, from its log
-        return worker
+        return cls._on_socket(process, ours, setup, log_dir / "zygote.log", mark)
 
     def hatch(self, number: int, log_dir: Path, mark: str) -> _Worker:
         """A worker forked from this one, a zygote that has collected the suite (CannotHatch if
@@ -171,8 +170,7 @@ class _Worker:
                                 f"(see {self.log_path})")
         if ready.error is not None:
             raise BaselineError(f"a worker could not collect the tests: {ready.error}")
-        self.modules, self.plugins, self.environ = ready.modules, ready.plugins, ready.environ
-        self.outgrown = ready.outgrown
+        self.ready = ready
         return list(zip(ready.tests, ready.files))
 
     def _last_words(self) -> str:
@@ -326,7 +324,7 @@ class ForkPool:
             worker.stop()
         if self.zygote is not None:
             self.zygote.stop(grace=ZYGOTE_GRACE)  # it collects its workers: their CPU time counts
-            if self.preload and self.zygote.modules:
+            if self.preload and self.zygote.ready.modules:
                 self._depart(self.zygote)
             self.zygote = None
 
@@ -336,11 +334,11 @@ class ForkPool:
         launch = helper_launch("bugsmith.harness.child.preloader", self.setup, None,
                                {leftovers.VARIABLE: leftovers.member_mark(preload.PLACEHOLDER, leftovers.ZYGOTE)})
         start = preload.Start(address=preload.address(self.setup.root, self.setup.origin, launch.env),
-                              root=self.setup.root, origin=self.setup.origin, modules=zygote.modules,
-                              plugins=zygote.plugins, environ=zygote.environ)
+                              root=self.setup.root, origin=self.setup.origin, modules=zygote.ready.modules,
+                              plugins=zygote.ready.plugins, environ=zygote.ready.environ)
         preload.depart(preload.Departure(start=start, argv=launch.argv, env=dict(launch.env), cwd=launch.cwd,
                                          log_path=self.log_dir / "preloader.log",
-                                         replaces=zygote.preloader if zygote.outgrown else 0))
+                                         replaces=zygote.preloader if zygote.ready.outgrown else 0))
 
     def _preloaded_ready(self, asked: Asked) -> list[tuple[str, str]]:
         """The collection of the zygote the preloader forks; a zygote started afresh if it gives
