@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from bugsmith.errors import HarnessError
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup
 
 if TYPE_CHECKING:
     from bugsmith.harness.baseline import Baseline
@@ -188,7 +188,13 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     to the end, at the longer limit, by the next confirmation. After a starved run, and in the
     last confirmation (MAX_CONFIRMATIONS), every test gets the longer limit: a timeout stands
     only on a test that ran past it, so a starved process or a test the mutant only slows down
-    is never a hang."""
+    is never a hang.
+
+    The tests that passed in `verdict` before the one that hung are not run again (their
+    results are `carried_over` into the verdict that ends the chain, `with_carried`): a mutant
+    that slows one test down after eighty that pass paid for those eighty once per confirmation,
+    up to four times in all. A test's result is taken not to depend on the tests run before it,
+    as the adaptive order (harness.runner.KillOrder) already takes it."""
     first = first or job
     own = dict(zip(first.tests, first.limits, strict=True)) if len(first.limits) == len(first.tests) else {}
     probe = dict(zip(first.tests, first.probes, strict=True)) if len(first.probes) == len(first.tests) else own
@@ -196,7 +202,8 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     stuck = None if verdict is None else verdict.running
     if stuck in tests and len(limits) == len(tests) and set(tests) <= own.keys():
         position = tests.index(stuck)
-        tests = tests[:position] + tests[position + 1:] + (stuck,)
+        passed = {result.id for result in verdict.results if result.outcome == "passed"} if verdict else set()
+        tests = tuple(test for test in tests[:position] if test not in passed) + tests[position + 1:] + (stuck,)
         moved = set(tests[len(tests) - done - 1:])  # this one and those earlier confirmations moved
         every = done + 1 >= MAX_CONFIRMATIONS or verdict is None or not had_the_cpu(verdict)
         limits = tuple(own[test] * TIMEOUT_CONFIRMATION if every or test in moved else probe[test]
@@ -204,6 +211,27 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     elif not done:  # stopped outside any test (the import, the collection): everything, once
         limits = tuple(limit * TIMEOUT_CONFIRMATION for limit in limits)
     return replace(job, tests=tests, limits=limits, probes=(), timeout=first.timeout * TIMEOUT_CONFIRMATION)
+
+
+def carried_over(verdict: Verdict, confirmation: Job) -> tuple[TestResult, ...]:
+    """The results of `verdict`, a timed-out run, that its `confirmation` does not run again."""
+    again = set(confirmation.tests)
+    return tuple(result for result in verdict.results if result.id not in again)
+
+
+def with_carried(job: Job, verdict: Verdict, carried: tuple[TestResult, ...], first: Job) -> tuple[Job, Verdict]:
+    """The last run of a confirmation chain (`job`, `verdict`) as if it had run the `carried`
+    tests first too (they passed in an earlier run of the chain, in that order): every test of
+    `first`, the job as it first ran, with its own limit, and every result."""
+    if not carried:
+        return job, verdict
+    ahead = tuple(result.id for result in carried)
+    own = dict(zip(first.tests, first.limits, strict=True)) if len(first.limits) == len(first.tests) else {}
+    limits = job.limits
+    if len(limits) == len(job.tests) and set(ahead) <= own.keys():
+        limits = tuple(own[test] for test in ahead) + limits
+    return (replace(job, tests=ahead + job.tests, limits=limits),
+            replace(verdict, results=carried + verdict.results))
 
 
 def next_confirmation(job: Job, verdict: Verdict, done: int, first: Job | None = None) -> Job | None:

@@ -28,10 +28,10 @@ from typing import IO, Any
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness import leftovers, preload, zygote
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
-from bugsmith.harness.executor import OnVerdict, Prepare, Spare, next_confirmation
+from bugsmith.harness.executor import OnVerdict, Prepare, Spare, carried_over, next_confirmation, with_carried
 from bugsmith.harness.interpreter import helper_launch
 from bugsmith.harness.preload import Asked
-from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, Verdict, WorkerSetup, encode, send
+from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, Job, Ready, TestResult, Verdict, WorkerSetup, encode, send
 from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
 from bugsmith.harness.zygote import CannotHatch, ForkedProcess, Hatch
@@ -293,6 +293,7 @@ class ForkPool:
         # confirmed then; confirming it here would only add the longer waits to the baseline.
         self.spared: set[str] = set()
         self.firsts: dict[str, Job] = {}  # a timeout being confirmed: its job as it first ran
+        self.carried: dict[str, tuple[TestResult, ...]] = {}  # and what passed in its earlier runs
         self._started = 0
         self._ready = False
         # Set first when the pool is left: a baseline running in another thread
@@ -540,10 +541,11 @@ class ForkPool:
         confirmation = next_confirmation(job, verdict, self.confirmed.get(job.mutant_id, 0), first)
         if confirmation is not None:
             self.confirmed[job.mutant_id] = self.confirmed.get(job.mutant_id, 0) + 1
+            self.carried[job.mutant_id] = self.carried.get(job.mutant_id, ()) + carried_over(verdict, confirmation)
             pending.append(confirmation)
             return
         self.firsts.pop(job.mutant_id, None)
-        on_verdict(job, verdict)
+        on_verdict(*with_carried(job, verdict, self.carried.pop(job.mutant_id, ()), first))
 
     def _lost(self, worker: _Worker, selector: Any, pending: deque[Job], on_verdict: OnVerdict,
               why: str) -> None:

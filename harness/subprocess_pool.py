@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from bugsmith.errors import HarnessError
 from bugsmith.harness import leftovers
 from bugsmith.harness.baseline import Baseline, run_baseline
-from bugsmith.harness.executor import OnVerdict, Prepare, next_confirmation
+from bugsmith.harness.executor import OnVerdict, Prepare, carried_over, next_confirmation, with_carried
 from bugsmith.harness.interpreter import FreshRequest, helper_launch, verdict_of_output, worker_env
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
+from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
 from bugsmith.harness.sandbox import Sandbox
 from bugsmith.harness.verdict import control_failure
 
@@ -60,9 +60,11 @@ class SubprocessPool:
     def _confirmed(self, job: Job) -> tuple[Job, Verdict]:
         """The job's verdict, or that of its confirmation (the job that gave it) after a timeout."""
         verdict, done, first = self._one(job), 0, job
+        carried: tuple[TestResult, ...] = ()  # what passed before a hang is not run again
         while (confirmation := next_confirmation(job, verdict, done, first)) is not None:
+            carried += carried_over(verdict, confirmation)
             job, verdict, done = confirmation, self._one(confirmation), done + 1
-        return job, verdict
+        return with_carried(job, verdict, carried, first)
 
     def _one(self, job: Job) -> Verdict:
         request = encode(FreshRequest(setup=self.setup, job=job))

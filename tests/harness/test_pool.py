@@ -13,12 +13,21 @@ import pytest
 from toyproject import CALC
 
 from bugsmith.errors import BaselineError
+from bugsmith.harness import fork_pool
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
-from bugsmith.harness.executor import MAX_CONFIRMATIONS, TIMEOUT_CONFIRMATION, confirm_timeout, next_confirmation
+from bugsmith.harness.executor import (
+    MAX_CONFIRMATIONS,
+    TIMEOUT_CONFIRMATION,
+    carried_over,
+    confirm_timeout,
+    next_confirmation,
+    with_carried,
+)
 from bugsmith.harness.fork_pool import ForkPool, _Worker
 from bugsmith.harness.interpreter import worker_env
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup, encode
+from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
 from bugsmith.harness.tasks import CoverageTask
+from bugsmith.harness.verdict import outcome_of
 
 LIMIT = 0.6
 SPIN_TEST = "tests/test_calc.py::test_spin"
@@ -129,6 +138,36 @@ def test_a_confirmation_keeps_the_order_it_was_given_whatever_prepare_says(proje
     assert not verdict.timed_out
     assert [(r.id, r.outcome) for r in verdict.results] == [(zero, "failed")]
     assert len(sent) == 1  # the confirmation was not prepared again
+
+
+@pytest.mark.slow
+def test_the_tests_that_passed_before_a_slowed_test_are_not_run_again(project: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """test_clamp passes, then test_spin (busy 0.5 CPU-s) runs past its probe: the confirmation
+    runs test_spin alone, at the longer limit, and it passes. The verdict is as if one run had
+    done both: both tests, in that order, both passed."""
+    slow = CALC.replace("    i = 0\n    while i < n:\n        i += 1\n    return i\n", _BUSY.format(seconds=0.5))
+    clamp = "tests/test_calc.py::test_clamp"
+    job = Job(mutant_id="slow", module="calcpkg.calc", path=str(project / "calcpkg" / "calc.py"),
+              function="spin", source=slow, tests=(clamp, SPIN_TEST), timeout=2.0, limits=(1.0, 1.0),
+              probes=(1.0, 0.2))
+    confirmations: list[Job] = []
+
+    def recorded(*args: object, **kwargs: object) -> Job | None:
+        confirmation = next_confirmation(*args, **kwargs)  # type: ignore[arg-type]
+        if confirmation is not None:
+            confirmations.append(confirmation)
+        return confirmation
+
+    monkeypatch.setattr(fork_pool, "next_confirmation", recorded)
+    verdicts: list[tuple[Job, Verdict]] = []
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        pool.run([job], lambda ran, verdict: verdicts.append((ran, verdict)))
+    assert [c.tests for c in confirmations] == [(SPIN_TEST,)]
+    [(ran, verdict)] = verdicts
+    assert ran.tests == (clamp, SPIN_TEST) and ran.limits == (1.0, 1.0 * TIMEOUT_CONFIRMATION)
+    assert [(r.id, r.outcome) for r in verdict.results] == [(clamp, "passed"), (SPIN_TEST, "passed")]
+    assert outcome_of(ran, verdict).status.value == "survived"
 
 
 @pytest.mark.slow
@@ -345,6 +384,24 @@ def test_a_mutant_that_hangs_several_tests_is_confirmed_until_every_other_test_r
     # starved in the second run: the third gets every limit doubled, once
     starved = next_confirmation(first, hung("c", busy=False), 1, job)
     assert starved is not None and starved.limits == (2.0,) * 4
+
+
+def test_what_passed_before_a_hang_is_carried_into_the_last_run_of_its_chain() -> None:
+    """a and b passed, c hung: the confirmation runs d, then c at the longer limit; d fails. The
+    outcome is the one of a run of a, b, d, c: killed by d after three tests, covered by all four."""
+    job = Job(mutant_id="m", module="calcpkg.calc", path="calc.py", function="spin", source="",
+              tests=("a", "b", "c", "d"), timeout=4.0, limits=(1.0, 1.0, 1.0, 1.0))
+    passed = tuple(TestResult(id=test, outcome="passed", when="call") for test in ("a", "b"))
+    timeout = replace(hung("c"), results=passed)
+    confirmation = next_confirmation(job, timeout, 0)
+    assert confirmation is not None and confirmation.tests == ("d", "c") and confirmation.limits == (1.0, 2.0)
+    assert carried_over(timeout, confirmation) == passed
+    failed = Verdict(mutant_id="m", results=(TestResult(id="d", outcome="failed", when="call", exception="AssertionError"),))
+    ran, verdict = with_carried(confirmation, failed, passed, job)
+    assert ran.tests == ("a", "b", "d", "c") and ran.limits == (1.0, 1.0, 1.0, 2.0)
+    outcome = outcome_of(ran, verdict)
+    assert outcome.status.value == "killed" and outcome.killed_by == ("d",) and outcome.tests_run == 3
+    assert with_carried(confirmation, failed, (), job) == (confirmation, failed)  # nothing carried
 
 
 @pytest.mark.parametrize("tests", [1, 2, 4, 9])
