@@ -544,7 +544,11 @@ class ForkPool:
             self.carried[job.mutant_id] = self.carried.get(job.mutant_id, ()) + carried_over(verdict, confirmation)
             pending.append(confirmation)
             return
-        self.firsts.pop(job.mutant_id, None)
+        self._final(job, verdict, on_verdict)
+
+    def _final(self, job: Job, verdict: Verdict, on_verdict: OnVerdict) -> None:
+        """`on_verdict` for the last run of `job`'s mutant, with what its earlier runs carried."""
+        first = self.firsts.pop(job.mutant_id, job)
         on_verdict(*with_carried(job, verdict, self.carried.pop(job.mutant_id, ()), first))
 
     def _lost(self, worker: _Worker, selector: Any, pending: deque[Job], on_verdict: OnVerdict,
@@ -563,7 +567,7 @@ class ForkPool:
         if self.attempts[job.mutant_id] < 2:
             pending.appendleft(job)
         else:
-            on_verdict(job, Verdict(mutant_id=job.mutant_id, died=f"{why}, twice"))
+            self._final(job, Verdict(mutant_id=job.mutant_id, died=f"{why}, twice"), on_verdict)
 
     def _replace(self, worker: _Worker, selector: Any) -> _Worker:
         selector.unregister(worker.stdout)

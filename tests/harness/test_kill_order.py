@@ -113,3 +113,15 @@ def test_the_mutants_of_one_function_are_spread_over_the_run() -> None:
     jobs = [Job(mutant_id=m, module="a", path="a.py", function="f", source="", tests=(), timeout=1.0)
             for m in ("f1", "f2", "f3", "g1", "h1", "h2", "unknown")]
     assert [job.mutant_id for job in order.interleave(jobs)] == ["f1", "g1", "h1", "unknown", "f2", "h2", "f3"]
+
+
+def test_two_mutants_of_one_line_are_never_sent_back_to_back() -> None:
+    """f's mutants on lines 3, 3, 3, 4, 4, 5, alone in the run: the first of each line, then the
+    second of each, then the third, so the second on a line is prepared after its sibling's
+    verdict (the test that killed it goes first) rather than beside it."""
+    lines = {"a": 3, "b": 3, "c": 3, "d": 4, "e": 4, "f": 5}
+    order = KillOrder({m: ("a.py", "f") for m in lines}, {}, RunOptions(root=Path("."), paths=("a.py",), tests=("tests",)),
+                      lines=lines)
+    jobs = [Job(mutant_id=m, module="a", path="a.py", function="f", source="", tests=(), timeout=1.0) for m in lines]
+    assert [job.mutant_id for job in order.interleave(jobs)] == ["a", "d", "f", "b", "e", "c"]
+
