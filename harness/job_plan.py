@@ -46,9 +46,16 @@ class Statements:
             self._tree: ast.Module | None = ast.parse(source)
         except (SyntaxError, ValueError):  # libcst read what this Python cannot: the span alone
             self._tree = None
+        self._found: dict[tuple[int, int], range] = {}
 
     def lines(self, span: Span) -> range:
         """The lines of the innermost statement that holds `span` (its header if compound)."""
+        key = (span.line, span.end_line)  # a line's mutants ask alike: each asked walked the tree
+        if key not in self._found:
+            self._found[key] = self._lines(span)
+        return self._found[key]
+
+    def _lines(self, span: Span) -> range:
         node = None if self._tree is None else _innermost(self._tree, span.line, span.end_line)
         if node is None:
             return range(span.line, span.end_line + 1)
