@@ -23,7 +23,7 @@ from bugsmith.harness.executor import (
     next_confirmation,
     with_carried,
 )
-from bugsmith.harness.fork_pool import ForkPool, _Worker
+from bugsmith.harness.fork_pool import APART_WINDOW, ForkPool, _Worker, apart
 from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
 from bugsmith.harness.tasks import CoverageTask
@@ -402,6 +402,53 @@ def test_what_passed_before_a_hang_is_carried_into_the_last_run_of_its_chain() -
     outcome = outcome_of(ran, verdict)
     assert outcome.status.value == "killed" and outcome.killed_by == ("d",) and outcome.tests_run == 3
     assert with_carried(confirmation, failed, (), job) == (confirmation, failed)  # nothing carried
+
+
+def _of(function: str | None, name: str) -> Job:
+    return Job(mutant_id=name, module="calcpkg.calc", path="calc.py", function=function, source="",
+               tests=("t",), timeout=1.0)
+
+
+def test_a_job_of_a_function_a_worker_holds_waits_for_one_of_another_function() -> None:
+    pending = [_of("spin", "s2"), _of("spin", "s3"), _of("clamp", "c1"), _of("spin", "s4")]
+    assert apart(pending, {("calc.py", "spin")}) == 2
+    assert apart(pending, {("calc.py", "clamp")}) == 0
+    assert apart(pending, {("other.py", "spin")}) == 0  # a function of the same name elsewhere
+    assert apart([_of("spin", "s2"), _of(None, "baseline-3")], {("calc.py", "spin")}) == 1  # never held back
+    assert apart(pending[:2], {("calc.py", "spin")}) == 0  # nothing else to send: the first
+    far = [_of("spin", f"s{n}") for n in range(APART_WINDOW)] + [_of("clamp", "c1")]
+    assert apart(far, {("calc.py", "spin")}) == 0  # beyond the window: the first
+
+
+@pytest.mark.slow
+def test_a_mutant_is_prepared_after_the_verdict_of_its_functions_mutant_before_it(project: Path,
+                                                                                  tmp_path: Path) -> None:
+    """One worker, two jobs sent ahead: spin's first mutant runs, and the job queued behind it
+    is clamp's, not spin's second, which is prepared (its tests ordered) once the first's
+    verdict is in, as the adaptive order needs to learn from it."""
+    path = str(project / "calcpkg" / "calc.py")
+    clamp = "tests/test_calc.py::test_clamp"
+
+    def job(mutant_id: str, function: str, old: str, new: str, test: str) -> Job:
+        source = CALC.replace(old, new)
+        assert source != CALC
+        return Job(mutant_id=mutant_id, module="calcpkg.calc", path=path, function=function, source=source,
+                   tests=(test,), timeout=10.0, limits=(10.0,))
+
+    jobs = [job("spin-1", "spin", "        i += 1\n", "        i += 2\n", SPIN_TEST),
+            job("spin-2", "spin", "    return i\n", "    return i + 1\n", SPIN_TEST),
+            job("clamp-1", "clamp", "        return lo\n", "        return hi\n", clamp)]
+    events: list[str] = []
+
+    def prepare(job: Job) -> Job:
+        events.append(f"prepare {job.mutant_id}")
+        return job
+
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        pool.run(jobs, lambda ran, _: events.append(f"verdict {ran.mutant_id}"), prepare=prepare)
+    assert events.index("prepare spin-2") > events.index("verdict spin-1")
+    assert events[:2] == ["prepare spin-1", "prepare clamp-1"]
+    assert sorted(e for e in events if e.startswith("verdict")) == ["verdict clamp-1", "verdict spin-1", "verdict spin-2"]
 
 
 @pytest.mark.parametrize("tests", [1, 2, 4, 9])
