@@ -594,7 +594,8 @@ def apart(pending: Sequence[Job], held: set[tuple[str, str | None]]) -> int:
     worker: in a loaded corpus run, extra_trees' `grow_tree` had such mutants prepared while a
     sibling that the same rare test killed still ran (7.1 worker-seconds of passing tests before
     their killer; none once held back). Jobs outside any function (a baseline's chunks, a
-    control, code run at import) are never held back; only the order of the jobs changes."""
+    control, a mutant of module-level code) are never held back; only the order of the jobs
+    changes."""
     for index, job in enumerate(itertools.islice(pending, APART_WINDOW)):
         if job.function is None or (job.path, job.function) not in held:
             return index
