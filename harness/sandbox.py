@@ -228,12 +228,12 @@ def _mount_args(sandbox: Sandbox) -> list[str]:
 
 
 def _limit_args(limits: Limits) -> list[str]:
-    tasks = _tasks_of(NOBODY if os.geteuid() == 0 else os.getuid())
+    tasks = tasks_of(NOBODY if os.geteuid() == 0 else os.getuid())
     return [_tool("prlimit"), f"--as={limits.memory_mb * 2**20}", f"--nproc={tasks + limits.processes}",
             f"--cpu={limits.cpu_seconds}", f"--fsize={limits.file_mb * 2**20}", "--"]
 
 
-def _tasks_of(uid: int) -> int:
+def tasks_of(uid: int) -> int:
     """How many tasks (threads count) `uid` runs now: the process limit counts them all."""
     total = 0
     for entry in os.scandir("/proc"):

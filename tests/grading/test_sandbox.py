@@ -7,11 +7,12 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 
 import bugsmith
-from bugsmith.harness.sandbox import NOBODY, Limits, Mount, Sandbox, bugsmith_folders, command
+from bugsmith.harness.sandbox import NOBODY, Limits, Mount, Sandbox, bugsmith_folders, command, tasks_of
 from tests.grading.submissions import processes_with, requires_bwrap
 
 pytestmark = requires_bwrap
@@ -107,9 +108,27 @@ def test_a_process_left_behind_dies_with_the_sandbox(tmp_path):
     assert processes_with(f"sleep\0{seconds}") == []
 
 
+def _tasks_settled(uid: int, within: float = 30.0) -> None:
+    """Wait until `uid` runs as many tasks for half a second on end.
+
+    The process limit is counted from the tasks the sandbox's user runs when the command is
+    built, so one of an earlier test's sandboxes still being torn down then (killed, not yet
+    reaped) leaves one more slot once it is gone.
+    """
+    deadline = time.monotonic() + within
+    seen = tasks_of(uid)
+    steady_since = time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - steady_since < 0.5:
+        time.sleep(0.05)
+        now = tasks_of(uid)
+        if now != seen:
+            seen, steady_since = now, time.monotonic()
+
+
 def test_the_process_limit_stops_a_fork_bomb(tmp_path):
     """Past `Limits.processes` new processes fail to start, and none outlives the sandbox."""
     work = _folder(tmp_path / "work", {})
+    _tasks_settled(NOBODY if os.geteuid() == 0 else os.getuid())
     found = _run(_sandbox(work, limits=Limits(processes=20)), """
         import json, subprocess
         started = []
