@@ -546,7 +546,9 @@ class ForkPool:
         if confirmation is not None:
             self.confirmed[job.mutant_id] = self.confirmed.get(job.mutant_id, 0) + 1
             self.carried[job.mutant_id] = self.carried.get(job.mutant_id, ()) + carried_over(verdict, confirmation)
-            pending.append(confirmation)
+            # Next, not last: a confirmation is the longest job of a run (twice a limit at least),
+            # and the ones queued last ran two by two at the end, one worker idle behind an odd one.
+            pending.appendleft(confirmation)
             return
         self._final(job, verdict, on_verdict)
 

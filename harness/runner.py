@@ -58,13 +58,16 @@ from bugsmith.harness.warm_start import (
     joined,
     known_passes,
     last_killers,
+    likely_survivors,
     other_hashes,
+    passed_before,
     prepare,
     record_passes,
     renamed_verdicts,
     split_collected,
     still_killed,
     stored_baseline,
+    survivors_first,
 )
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
@@ -328,7 +331,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     covering = {i: tests for i, (_, tests) in todo.items()}
     killed = still_killed(store, covering, sites, digests)
     immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
-    known = known_passes(store, {i: t for i, t in covering.items() if i not in killed}, sites, digests)
+    passed = passed_before(store, (i for i in covering if i not in killed), sites)
+    known = known_passes(passed, {i: t for i, t in covering.items() if i not in killed}, digests)
     jobs: list[Job] = []
     for mutant_id, (runnable, tests) in todo.items():
         if mutant_id in killed:
@@ -354,7 +358,7 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     )
     for key, outcome in immediate:
         store.put_outcome(key, outcome)
-    counts = _counts(store, keys)
+    counts = Counter(outcome.status.value for outcome in (*cached.values(), *(o for _, o in immediate)))
     total = len(the_plan.mutants)
     if progress:
         progress(Progress(done=sum(counts.values()), total=total, counts=dict(counts), elapsed=0.0,
@@ -403,7 +407,8 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
                                           lambda job, tests: _retest(job, tests, by_id, options))
             cut.update(job.mutant_id for job in jobs if job.mutant_id in later)
         if jobs or speculated:
-            _run_jobs(executors, order.interleave(jobs), baseline, options, on_verdict, order, speculated)
+            _run_jobs(executors, survivors_first(order.interleave(jobs), likely_survivors(passed, jobs), by_id),
+                      baseline, options, on_verdict, order, speculated)
         rest = [job for mutant_id, job in later.items() if mutant_id in first_parts or mutant_id not in cut]
         if rest:
             _run_jobs(executors, rest, baseline, options, on_verdict, order)
@@ -546,9 +551,3 @@ def _control_tests(tests: Sequence[TestInfo]) -> tuple[str, ...]:
 def _control_limit(tests: Sequence[TestInfo], options: RunOptions) -> float:
     return options.timeout_factor * sum(t.duration for t in tests) + 10 * options.timeout_base
 
-
-def _counts(store: Store, keys: dict[str, str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for outcome in store.cached(keys.values()).values():
-        counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
-    return counts

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import stat
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,7 +39,7 @@ from bugsmith.harness.incremental import (
     plan_reuse,
 )
 from bugsmith.harness.job_plan import CACHE_VERSION, file_hash, function_texts
-from bugsmith.harness.outcome import Outcome, Status
+from bugsmith.harness.outcome import Outcome, Status, TestInfo
 from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
@@ -417,20 +417,50 @@ def last_killers(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mappi
     return found
 
 
-def known_passes(store: Store, todo: Mapping[str, tuple[str, ...]], sites: Mapping[str, str],
+def passed_before(store: Store, mutant_ids: Iterable[str], sites: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """Per mutant, the tests that passed on it in earlier runs, with their digests then
+    (`record_passes`); mutants with none are left out."""
+    found = {}
+    for mutant_id in mutant_ids:
+        record = store.extras_at(PASSED, sites[mutant_id])
+        if record:
+            found[mutant_id] = record
+    return found
+
+
+def known_passes(passed: Mapping[str, Mapping[str, str]], todo: Mapping[str, tuple[str, ...]],
                  digests: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    """Per mutant, the covering tests that passed on it before and kept their digest: they pass
-    again, so a warm run runs only the others (a survivor whose one covering test changed runs
-    that test alone)."""
+    """Per mutant (id -> covering tests), the covering tests that passed on it before
+    (`passed_before`) and kept their digest: they pass again, so a warm run runs only the
+    others (a survivor whose one covering test changed runs that test alone)."""
     found: dict[str, frozenset[str]] = {}
     for mutant_id, tests in todo.items():
-        record = store.extras_at(PASSED, sites[mutant_id])
-        if not record:
-            continue
+        record = passed.get(mutant_id, {})
         known = frozenset(t for t in tests if t in digests and record.get(t) == digests[t])
         if known:
             found[mutant_id] = known
     return found
+
+
+def likely_survivors(passed: Mapping[str, Mapping[str, str]], jobs: Sequence[Job]) -> set[str]:
+    """The jobs' mutants on which every test the job runs passed before (`passed_before`),
+    whatever the tests' digests now: most likely they survive again and run every one of their
+    tests, the longest jobs of a run after an edit."""
+    return {job.mutant_id for job in jobs if job.mutant_id in passed
+            and all(test in passed[job.mutant_id] for test in job.tests)}
+
+
+def survivors_first(jobs: Sequence[Job], likely: Set[str], by_id: Mapping[str, TestInfo]) -> list[Job]:
+    """The `likely` survivors (`likely_survivors`) first, the longest first, then the other jobs
+    in their order: a survivor runs every one of its tests, and sent late it kept one worker
+    busy while the other idled (auc after an edit: three survivors of 0.28 s among 82 mutants
+    of 10 ms, the last of them alone for 0.27 s at the end). Only the order changes, never what
+    a job runs."""
+    def seconds(job: Job) -> float:
+        return sum(by_id[test].duration for test in job.tests if test in by_id)
+
+    ahead = sorted((job for job in jobs if job.mutant_id in likely), key=seconds, reverse=True)
+    return ahead + [job for job in jobs if job.mutant_id not in likely]
 
 
 def record_passes(store: Store, site: str, verdict: Verdict, digests: Mapping[str, str],

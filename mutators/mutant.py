@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from bugsmith.mutators.family import Family
@@ -82,7 +82,7 @@ class Mutant:
         # 1,426 mutants.
         data = {field.name: getattr(self, field.name) for field in fields(self)}
         data["family"] = self.family.value
-        data["span"] = asdict(self.span)
+        data["span"] = {field.name: getattr(self.span, field.name) for field in fields(self.span)}
         return data
 
     @classmethod

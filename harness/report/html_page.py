@@ -23,6 +23,7 @@ from bugsmith.harness.corpus import cache_folder
 from bugsmith.harness.outcome import RunResult
 from bugsmith.harness.report.about import homepage, version
 from bugsmith.harness.report.highlight import Site, highlight, source_lines
+from bugsmith.harness.report.section_cache import SectionCache, section_key
 from bugsmith.harness.report.view import (
     FAMILY_ORDER,
     SEVERITY,
@@ -60,14 +61,20 @@ class Line:
     touching: str  # ids of the mutants whose span covers this line, space-separated
 
 
-def render_html(result: RunResult, *, triage: TriageFindings | None = None) -> str:
-    """The whole report as one HTML document."""
+def render_html(result: RunResult, *, triage: TriageFindings | None = None,
+                sections: SectionCache | None = None) -> str:
+    """The whole report as one HTML document; each file's section is taken from `sections`
+    where it was rendered before from the same view (default: bugsmith's user cache)."""
     view = build_view(result, triage)
     env = _environment()
     script = _asset("report.js")
+    sections = SectionCache.default() if sections is None else sections
+    parts = env.get_template("report_parts.html.j2").module
+    rendered = {file.path: Markup(_file_section(parts, file, view, sections)) for file in view.files}
+    sections.trim()
     return env.get_template("report.html.j2").render(
         view=view,
-        lines={file.path: file_lines(file) for file in view.files},
+        sections=rendered,
         matrix=_matrix(view),
         options=[(key, _option_text(value)) for key, value in sorted(view.result.options.items())],
         style=Markup(_asset("report.css")),
@@ -76,11 +83,14 @@ def render_html(result: RunResult, *, triage: TriageFindings | None = None) -> s
         version=version(),
         homepage=homepage(),
         anchors={file.path: file.anchor for file in view.files},
-        bar_order=STATUS_ORDER,
-        status_help=STATUS_HELP,
         severity=SEVERITY,
-        covered_cap=COVERED_CAP,
     )
+
+
+def _file_section(parts: Any, file: FileView, view: RunView, sections: SectionCache) -> str:
+    rating = view.rating(file.tally.score)
+    return sections.get(section_key(file, rating),
+                        lambda: str(parts.file_section(file, file_lines(file), rating)))
 
 
 def file_lines(file: FileView) -> list[Line]:
@@ -175,6 +185,9 @@ def _environment() -> jinja2.Environment:
     env.filters.update(
         slug=slug, seconds=seconds, percent=percent, diff_lines=diff_lines, prose=prose
     )
+    # The parts (report_parts.html.j2) are imported without the page's context: what they
+    # read besides their arguments is here.
+    env.globals.update(bar_order=STATUS_ORDER, status_help=STATUS_HELP, covered_cap=COVERED_CAP)
     return env
 
 

@@ -32,10 +32,13 @@ from bugsmith.harness.store import Store
 from bugsmith.harness.warm_start import (
     KILLS,
     known_passes,
+    likely_survivors,
     other_hashes,
+    passed_before,
     record_passes,
     renamed_verdicts,
     split_collected,
+    survivors_first,
 )
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
@@ -301,9 +304,25 @@ def test_only_tests_not_known_to_pass_run_again(tmp_path: Path) -> None:
     verdict = Verdict(mutant_id="m", results=(TestResult(id="t1", outcome="passed", when="call"),
                                               TestResult(id="t2", outcome="passed", when="call")))
     assert record_passes(store, "site", verdict, {"t1": "a", "t2": "b"}, frozenset()) == {"t1", "t2"}
-    known = known_passes(store, {"m": ("t1", "t2", "t3")}, {"m": "site"}, {"t1": "a", "t2": "changed", "t3": "c"})
+    passed = passed_before(store, ["m", "never-ran"], {"m": "site", "never-ran": "other site"})
+    assert passed == {"m": {"t1": "a", "t2": "b"}}
+    known = known_passes(passed, {"m": ("t1", "t2", "t3")}, {"t1": "a", "t2": "changed", "t3": "c"})
     assert known == {"m": frozenset({"t1"})}
     store.close()
+
+
+def test_likely_survivors_passed_every_test_their_job_runs_and_go_first_the_longest_first() -> None:
+    """A mutant on which every test of its job passed before (whatever their digests now) is a
+    likely survivor; one that passed only some, or never ran, is not. Likely survivors go
+    first, the one with the most test seconds first; the others keep their order."""
+    passed = {"short": {"t1": "old"}, "long": {"t1": "a", "t2": "b"}, "killed": {"t1": "a"}}
+    jobs = [Job.unmutated("first", ("t1",), 1.0), Job.unmutated("killed", ("t1", "t2"), 1.0),
+            Job.unmutated("short", ("t1",), 1.0), Job.unmutated("long", ("t1", "t2"), 1.0),
+            Job.unmutated("last", ("t2",), 1.0)]
+    likely = likely_survivors(passed, jobs)
+    assert likely == {"short", "long"}
+    by_id = {t: TestInfo(id=t, file="tests/test_x.py", duration=d) for t, d in (("t1", 0.01), ("t2", 0.3))}
+    assert [job.mutant_id for job in survivors_first(jobs, likely, by_id)] == ["long", "short", "first", "killed", "last"]
 
 
 def test_a_job_is_cut_to_the_collected_tests() -> None:

@@ -451,6 +451,24 @@ def test_a_mutant_is_prepared_after_the_verdict_of_its_functions_mutant_before_i
     assert sorted(e for e in events if e.startswith("verdict")) == ["verdict clamp-1", "verdict spin-1", "verdict spin-2"]
 
 
+@pytest.mark.slow
+def test_a_timeouts_confirmation_runs_before_the_jobs_still_pending(project: Path, tmp_path: Path) -> None:
+    """One worker, one job at a time: a mutant that loops is confirmed before the two jobs
+    queued behind it run. A confirmation is a run's longest job; left to the end, they ran two
+    by two there, and an odd one kept a worker busy while the other idled."""
+    clamp = "tests/test_calc.py::test_clamp"
+    source = CALC.replace("        return lo\n", "        return hi\n")
+    assert source != CALC
+    quick = [Job(mutant_id=f"clamp-{n}", module="calcpkg.calc", path=str(project / "calcpkg" / "calc.py"),
+                 function="clamp", source=source, tests=(clamp,), timeout=10.0, limits=(10.0,)) for n in (1, 2)]
+    hangs = _spin_job(project, "pass")
+    verdicts: list[tuple[str, bool]] = []
+    with ForkPool(_setup(project), 1, tmp_path / "logs") as pool:
+        pool.run([hangs, *quick], lambda ran, verdict: verdicts.append((ran.mutant_id, verdict.timed_out)), depth=1)
+        assert pool.confirmed == {hangs.mutant_id: 1}
+    assert verdicts == [(hangs.mutant_id, True), ("clamp-1", False), ("clamp-2", False)]
+
+
 @pytest.mark.parametrize("tests", [1, 2, 4, 9])
 @pytest.mark.parametrize("busy", [True, False])
 @pytest.mark.parametrize("probe", [None, 0.25])

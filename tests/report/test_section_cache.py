@@ -1,0 +1,58 @@
+"""The HTML report's file sections kept between runs: taken back only for exactly what they show."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bugsmith.harness.outcome import Status
+from bugsmith.harness.report import render_html, section_cache
+from bugsmith.harness.report.section_cache import SectionCache
+
+from .runs import SNIPPET, make_run
+
+OTHER = "def f(x):\n    return x < 1\n"
+
+
+def test_a_page_from_kept_sections_is_the_page_rendered_afresh(tmp_path: Path) -> None:
+    """Two files, two sections kept; the second page takes both back and is the same page."""
+    run = make_run({"pkg/snippet.py": SNIPPET, "pkg/other.py": OTHER})
+    kept = SectionCache(tmp_path)
+    first = render_html(run, sections=kept)
+    assert len(list(tmp_path.glob("*.html"))) == 2
+    again = SectionCache(tmp_path)
+    assert render_html(run, sections=again) == first == render_html(run, sections=SectionCache(None))
+    assert again.added == 0
+
+
+def test_a_changed_outcome_renders_its_files_section_again(tmp_path: Path) -> None:
+    """A mutant of one file that survived and is now killed: that file's section is rendered
+    again and shows the new status; the other file's section is taken back."""
+    sources = {"pkg/snippet.py": SNIPPET, "pkg/other.py": OTHER}
+    before = make_run(sources, lambda mutant: Status.SURVIVED)
+    after = make_run(sources, lambda mutant: Status.KILLED if mutant.file == "pkg/other.py" else Status.SURVIVED)
+    render_html(before, sections=SectionCache(tmp_path))
+    kept = SectionCache(tmp_path)
+    page = render_html(after, sections=kept)
+    assert kept.added == 1
+    assert page == render_html(after, sections=SectionCache(None))
+    other, snippet = page.split('<details class="panel file"')[1:]  # by path
+    assert "pkg/other.py" in other and 'data-status="killed"' in other
+    assert "pkg/snippet.py" in snippet and 'data-status="killed"' not in snippet
+
+
+def test_the_sections_used_least_recently_go_beyond_the_limit(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(section_cache, "MAX_SECTIONS", 2)
+    old = tmp_path / f"{'0' * 64}.html"
+    old.write_text("<p>a section of a run long gone</p>", encoding="utf-8")
+    os.utime(old, (1, 1))
+    render_html(make_run({"pkg/snippet.py": SNIPPET, "pkg/other.py": OTHER}), sections=SectionCache(tmp_path))
+    assert not old.exists() and len(list(tmp_path.glob("*.html"))) == 2
+
+
+def test_a_folder_that_cannot_be_written_keeps_nothing_and_the_page_is_whole(tmp_path: Path) -> None:
+    run = make_run({"pkg/snippet.py": SNIPPET})
+    missing = SectionCache(tmp_path / "a file, not a folder")
+    (tmp_path / "a file, not a folder").write_text("")
+    assert render_html(run, sections=missing) == render_html(run, sections=SectionCache(None))
+    assert missing.added == 0
