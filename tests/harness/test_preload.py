@@ -356,3 +356,20 @@ def test_a_virtual_environment_inside_the_project_holds_installed_modules_not_th
     assert found.holds(str(root / ".bugsmith" / "tree" / "src" / "shop" / "__init__.py"))
     assert not found.holds(str(root / ".venv" / "lib" / "python3.11" / "site-packages" / "numpy" / "__init__.py"))
     assert not found.holds(str(tmp_path / "elsewhere" / "numpy" / "__init__.py"))
+
+
+def test_the_preloader_maps_its_modules_files_as_inspect_would_later() -> None:
+    """After its imports, the preloader has inspect map every imported module's file (coverage
+    asks for the module of each frame on the stack as each worker starts it): a zygote forked
+    from it inherits the map and maps only what it imports itself."""
+    script = (
+        "import inspect, json, os\n"
+        "from bugsmith.harness.child.preloading import _map_module_files\n"
+        "file = os.path.realpath(json.__file__)\n"
+        "assert file not in inspect.modulesbyfile\n"
+        "_map_module_files()\n"
+        "assert inspect.modulesbyfile[file] == 'json', inspect.modulesbyfile.get(file)\n"
+        "assert inspect.getmodule(json.dumps.__code__) is json\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
