@@ -26,19 +26,20 @@ def test_a_page_from_kept_sections_is_the_page_rendered_afresh(tmp_path: Path) -
 
 
 def test_a_changed_outcome_renders_its_files_section_again(tmp_path: Path) -> None:
-    """A mutant of one file that survived and is now killed: that file's section is rendered
-    again and shows the new status; the other file's section is taken back."""
+    """The mutants of one file, killed before, now time out (the file's score and rating stay
+    the same): that file's section is rendered again and shows the new status; the other
+    file's section is taken back."""
     sources = {"pkg/snippet.py": SNIPPET, "pkg/other.py": OTHER}
-    before = make_run(sources, lambda mutant: Status.SURVIVED)
-    after = make_run(sources, lambda mutant: Status.KILLED if mutant.file == "pkg/other.py" else Status.SURVIVED)
+    before = make_run(sources, lambda mutant: Status.KILLED)
+    after = make_run(sources, lambda mutant: Status.TIMEOUT if mutant.file == "pkg/other.py" else Status.KILLED)
     render_html(before, sections=SectionCache(tmp_path))
     kept = SectionCache(tmp_path)
     page = render_html(after, sections=kept)
     assert kept.added == 1
     assert page == render_html(after, sections=SectionCache(None))
     other, snippet = page.split('<details class="panel file"')[1:]  # by path
-    assert "pkg/other.py" in other and 'data-status="killed"' in other
-    assert "pkg/snippet.py" in snippet and 'data-status="killed"' not in snippet
+    assert "pkg/other.py" in other and 'data-status="timeout"' in other
+    assert "pkg/snippet.py" in snippet and 'data-status="timeout"' not in snippet
 
 
 def test_the_sections_used_least_recently_go_beyond_the_limit(tmp_path: Path, monkeypatch) -> None:
