@@ -7,7 +7,7 @@ code that renders it (the templates and the modules that colour and word it) and
 file's whole view (its source, each mutant, outcome and triage finding, their tally, the
 score thresholds): a section is taken back only for exactly what it was rendered from.
 Kept in bugsmith's user cache beside the compiled templates; a folder that cannot be written
-is no cache, and the oldest sections go once there are more than MAX_SECTIONS.
+is no cache, and the sections used least recently go once they hold more than MAX_BYTES.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from pathlib import Path
 
 from bugsmith.harness.corpus import cache_folder
 
-MAX_SECTIONS = 2000  # a few projects' files, each in the versions of their last few runs
+# A few projects' pages, each in the versions of their last few runs (the reference corpus's
+# 18 sections take 3 MB).
+MAX_BYTES = 100 * 2**20
 _CODE = ("html_page.py", "highlight.py", "view.py", "wording.py", "templates/report_parts.html.j2")
 
 
@@ -66,12 +68,14 @@ class SectionCache:
         return text
 
     def trim(self) -> None:
-        """Remove the sections used least recently beyond MAX_SECTIONS, once sections were added."""
+        """Remove the sections used least recently beyond MAX_BYTES, once sections were added."""
         if self.folder is None or not self.added:
             return
-        kept = sorted(self.folder.glob("*.html"), key=_modified)
-        for path in kept[:max(0, len(kept) - MAX_SECTIONS)]:
-            path.unlink(missing_ok=True)
+        kept = 0
+        for _, size, path in sorted(_sections(self.folder), reverse=True):  # the last used first
+            kept += size
+            if kept > MAX_BYTES:
+                path.unlink(missing_ok=True)
 
 
 def section_key(*parts: object) -> str:
@@ -91,8 +95,13 @@ def _code_digest() -> str:
     return digest.hexdigest()
 
 
-def _modified(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+def _sections(folder: Path) -> list[tuple[float, int, Path]]:
+    """(time last used, size, path) of each section in `folder`."""
+    found = []
+    for path in folder.glob("*.html"):
+        try:
+            info = path.stat()
+        except OSError:  # removed meanwhile by another run's trim
+            continue
+        found.append((info.st_mtime, info.st_size, path))
+    return found

@@ -43,12 +43,18 @@ def test_a_changed_outcome_renders_its_files_section_again(tmp_path: Path) -> No
 
 
 def test_the_sections_used_least_recently_go_beyond_the_limit(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(section_cache, "MAX_SECTIONS", 2)
-    old = tmp_path / f"{'0' * 64}.html"
-    old.write_text("<p>a section of a run long gone</p>", encoding="utf-8")
-    os.utime(old, (1, 1))
-    render_html(make_run({"pkg/snippet.py": SNIPPET, "pkg/other.py": OTHER}), sections=SectionCache(tmp_path))
-    assert not old.exists() and len(list(tmp_path.glob("*.html"))) == 2
+    """Three kept sections of 1,000 bytes, used at times 1, 2 and 3; the one of time 1 is taken
+    back, then a new one is kept: over 3,000 bytes, the one used longest ago (time 2) goes."""
+    monkeypatch.setattr(section_cache, "MAX_BYTES", 3000)
+    for used in (1, 2, 3):
+        path = tmp_path / f"{used:064d}.html"
+        path.write_text("x" * 1000, encoding="utf-8")
+        os.utime(path, (used, used))
+    kept = SectionCache(tmp_path)
+    assert kept.get(f"{1:064d}", lambda: "rendered again") == "x" * 1000
+    assert kept.get("new", lambda: "y" * 1000) == "y" * 1000
+    kept.trim()
+    assert sorted(path.name for path in tmp_path.glob("*.html")) == [f"{1:064d}.html", f"{3:064d}.html", "new.html"]
 
 
 def test_a_folder_that_cannot_be_written_keeps_nothing_and_the_page_is_whole(tmp_path: Path) -> None:
