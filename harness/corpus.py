@@ -64,6 +64,16 @@ def cache_folder() -> Path:
     return Path(base) / "bugsmith"
 
 
+def cache_subfolder(name: str) -> Path | None:
+    """`cache_folder()`/`name`, made if missing; None where it cannot be made (no cache then)."""
+    folder = cache_folder() / name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder
+
+
 def materialise(package: Path, cache: Path) -> Path:
     """A project folder holding a copy of `package` as `reference/`, made once per content:
     a later run finds the same folder, so its store resumes and re-uses verdicts."""

@@ -331,8 +331,9 @@ def _execute(the_plan: Plan, store: Store, started: float, started_at: str,
     covering = {i: tests for i, (_, tests) in todo.items()}
     killed = still_killed(store, covering, sites, digests)
     immediate += [(keys[mutant_id], outcome) for mutant_id, outcome in killed.items()]
-    passed = passed_before(store, (i for i in covering if i not in killed), sites)
-    known = known_passes(passed, {i: t for i, t in covering.items() if i not in killed}, digests)
+    unkilled = {i: tests for i, tests in covering.items() if i not in killed}
+    passed = passed_before(store, unkilled, sites)
+    known = known_passes(passed, unkilled, digests)
     jobs: list[Job] = []
     for mutant_id, (runnable, tests) in todo.items():
         if mutant_id in killed:

@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from bugsmith.harness.corpus import cache_folder
+from bugsmith.harness.corpus import cache_subfolder
 from bugsmith.harness.outcome import RunResult
 from bugsmith.harness.report.about import homepage, version
 from bugsmith.harness.report.highlight import Site, highlight, source_lines
@@ -165,12 +165,8 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 def _compiled_templates() -> jinja2.BytecodeCache | None:
-    folder = cache_folder() / "templates"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _CompiledTemplates(str(folder))
+    folder = cache_subfolder("templates")
+    return None if folder is None else _CompiledTemplates(str(folder))
 
 
 def _environment() -> jinja2.Environment:

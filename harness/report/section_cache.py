@@ -21,7 +21,7 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
-from bugsmith.harness.corpus import cache_folder
+from bugsmith.harness.corpus import cache_subfolder
 
 # A few projects' pages, each in the versions of their last few runs (the reference corpus's
 # 18 sections take 3 MB).
@@ -38,12 +38,7 @@ class SectionCache:
 
     @classmethod
     def default(cls) -> SectionCache:
-        folder = cache_folder() / "html-sections"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return cls(None)
-        return cls(folder)
+        return cls(cache_subfolder("html-sections"))
 
     def get(self, key: str, render: Callable[[], str]) -> str:
         """The section kept under `key` (marked used now), else `render()`'s, kept."""
