@@ -16,7 +16,7 @@ from clock import cpu_seconds
 
 from bugsmith import harness
 from bugsmith.harness.config import RunOptions, resolve
-from bugsmith.harness.executor import local_executor
+from bugsmith.harness.executors.table import local_executor
 from bugsmith.harness.import_time import import_calls, parse_neighbours
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.store import Store

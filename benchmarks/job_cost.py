@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bugsmith.harness.interpreter import module_command, worker_env
-from bugsmith.harness.protocol import Job, Ready, Verdict, WorkerSetup, encode, receive, send
+from bugsmith.harness.shared.interpreter import module_command, worker_env
+from bugsmith.harness.shared.protocol import Job, Ready, Verdict, WorkerSetup, encode, receive, send
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")

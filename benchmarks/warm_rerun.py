@@ -87,7 +87,7 @@ _PRELOADED: dict[int, float] = {}  # CPU seconds of each preloader seen, as last
 
 def timed(label: str, project: Path) -> tuple[float, float]:
     """Wall and CPU seconds of one `bugsmith run` in `project`, printed with the load. The CPU
-    seconds include what the project's preloader (harness.preload) spent since the last run
+    seconds include what the project's preloader (harness.shared.preload) spent since the last run
     ended: its imports, and the zygote it forked with that zygote's workers (not this process's
     children); a preloader that ended meanwhile takes its last seconds with it."""
     before = _children_cpu()

@@ -4,9 +4,9 @@ The library API: `bugsmith.harness.run(options) -> RunResult`, with options from
 `bugsmith.harness.config.resolve(...)`.
 
 Two rooms: this package is the coordinator (plans, stores, scores and reports, and runs jobs
-on an Executor, harness.executor); `harness.child` is everything that runs inside the
-interpreters the coordinator starts. They share only harness.protocol, harness.tasks,
-harness.interpreter and harness.tool_state.
+on an Executor, harness.executors.base); `harness.child` is everything that runs inside the
+interpreters the coordinator starts. They share only harness.shared.protocol, harness.shared.tasks,
+harness.shared.interpreter and harness.shared.tool_state.
 """
 
 from typing import Any

@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bugsmith.errors import BaselineError, ConfigError
-from bugsmith.harness.interpreter import SuiteCoverage, module_command
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
-from bugsmith.harness.tasks import Coverage, CoverageTask, LineMap
+from bugsmith.harness.shared.interpreter import SuiteCoverage, module_command
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict, WorkerSetup, encode
+from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 
 CHUNKS_PER_WORKER = 8  # enough that no core idles long behind one slow chunk, few enough forks
 CHUNK_LIMIT = 3600.0  # seconds: a backstop for a suite that hangs, not a verdict
@@ -36,7 +36,7 @@ class Baseline:
     tests: tuple[TestInfo, ...]  # in collection order
     lines: LineMap  # file (relative) -> line -> covering tests
     duration: float
-    # What the unmutated suite changed in its tree ("created x", ...: harness.copy_executor): such a
+    # What the unmutated suite changed in its tree ("created x", ...: harness.executors.in_copy): such a
     # suite would damage the user's tree without bugsmith, and its verdicts may depend on order.
     writes: tuple[str, ...] = ()
 

@@ -21,6 +21,7 @@ import click
 
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness import config, terminal
+from bugsmith.harness.executors.table import LOCAL, executor_choices, executor_factory
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.store import Store
 from bugsmith.mutators.family import Family
@@ -74,7 +75,7 @@ _BUILTIN = click.option("--builtin", is_flag=True,
 @click.option("--fail-under", type=click.FloatRange(0, 100), help="Exit 1 below this score (%).")
 @click.option("--since", help="Only lines changed since this git ref.")
 @click.option("--isolation", type=click.Choice(config.ISOLATIONS), help="fork (fast) or subprocess.")
-@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--executor", type=click.Choice(executor_choices()), default=LOCAL, show_default=True)
 @click.option("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786.")
 @click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the reports (default: [tool.bugsmith] reports, else .bugsmith/reports/).")
@@ -95,7 +96,7 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     )
     if preload is not None or os.environ.get("BUGSMITH_PRELOAD") == "0":  # the flag, then the variable
         options = replace(options, preload=bool(preload))
-    factory = _executor(executor, scheduler)
+    factory = executor_factory(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
     for warning in result.warnings:
         click.echo(f"bugsmith: warning: {warning}", err=True)
@@ -112,14 +113,6 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     if below:
         click.echo(f"bugsmith: mutation score {result.score or 0:.1f}% is under {fail_under}%", err=True)
         sys.exit(1)
-
-
-def _executor(name: str, scheduler: str | None):
-    if name == "local":
-        return None
-    from bugsmith.harness.distributed import dask_executor
-
-    return dask_executor(scheduler)
 
 
 def _triage_findings(result: RunResult):
@@ -342,7 +335,7 @@ def _build(root, problems, count, bugs, families, silent_only, seed, jobs, diffi
 
 def _pool_stats(root, problems, families, jobs) -> None:
     from bugsmith.harness.exercises import ExerciseOptions
-    from bugsmith.harness.exercises.stats import pool_stats
+    from bugsmith.harness.exercises.assemble.stats import pool_stats
     from bugsmith.harness.exercises.summary import pool_text
 
     click.echo("bugsmith: validating every candidate edit (cached: the first time takes minutes)", err=True)
@@ -376,8 +369,8 @@ def exercises(problems, count, bugs, families, silent_only, difficulty, seed, jo
     """Build validated debug exercises from the reference problems or a project's
     [tool.bugsmith.exercises] (default output: generated/exercises/, or .bugsmith/exercises/
     in a project)."""
-    from bugsmith.harness.exercises.pack import save_exercises
-    from bugsmith.harness.exercises.problems import default_output, exercise_root
+    from bugsmith.harness.exercises.pack.pack import save_exercises
+    from bugsmith.harness.exercises.sources.problems import default_output, exercise_root
     from bugsmith.harness.exercises.summary import exercises_text
 
     root = exercise_root(project, Path.cwd())
@@ -408,9 +401,9 @@ def pack() -> None:
 def pack_export(problems, count, bugs, families, silent_only, difficulty, seed, jobs, project, source,
                 out, candidates) -> None:
     """Export a challenge pack (candidate and instructor parts)."""
-    from bugsmith.harness.exercises.candidates import candidate_count, export_candidates
-    from bugsmith.harness.exercises.pack import export, load_exercises
-    from bugsmith.harness.exercises.problems import default_output, exercise_root
+    from bugsmith.harness.exercises.pack.candidates import candidate_count, export_candidates
+    from bugsmith.harness.exercises.pack.pack import export, load_exercises
+    from bugsmith.harness.exercises.sources.problems import default_output, exercise_root
 
     root = exercise_root(project, Path.cwd())
     if source is not None:
@@ -447,7 +440,7 @@ def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as
     unless it passes."""
     from dataclasses import asdict
 
-    from bugsmith.harness.exercises.grading import grade as grade_submission
+    from bugsmith.harness.exercises.judge.grading import grade as grade_submission
     from bugsmith.harness.exercises.summary import grade_text
 
     result = grade_submission(pack_path, exercise_id, submission, timeout=timeout, test_timeout=test_timeout,
@@ -479,8 +472,8 @@ def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as
 def score(problem, tests, families, jobs, no_triage, no_sandbox, verbose, as_json, project) -> None:
     """Score a candidate's tests in a sandbox: the share of the problem's mutants they detect, and
     for each bug they missed, the input that shows it and a test that would have caught it."""
-    from bugsmith.harness.exercises.problems import exercise_root
-    from bugsmith.harness.exercises.scoring import score_tests
+    from bugsmith.harness.exercises.judge.scoring import score_tests
+    from bugsmith.harness.exercises.sources.problems import exercise_root
     from bugsmith.harness.exercises.summary import score_text
 
     result = score_tests(problem, tests.resolve(), root=exercise_root(project, Path.cwd()), families=tuple(families),

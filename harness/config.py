@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.errors import ConfigError
-from bugsmith.harness.sandbox import Sandbox
+from bugsmith.harness.shared.sandbox import Sandbox
 
 STORE_DIR = ".bugsmith"
 ISOLATIONS = ("fork", "subprocess")
@@ -45,13 +45,13 @@ class RunOptions:
     equivalents: str = "equivalent-mutants.toml"  # the reviewed list, relative to root
     reports: str = f"{STORE_DIR}/reports"  # where `run` writes its reports by default
     # Where every process that runs the tests is confined (None: unconfined, as trusted code is);
-    # `bugsmith score` runs a candidate's tests, so its workers get one (harness.sandbox).
+    # `bugsmith score` runs a candidate's tests, so its workers get one (harness.shared.sandbox).
     sandbox: Sandbox | None = None
     # A cold run runs mutants on workers the baseline's last chunks leave idle (harness.speculation);
     # False waits for the whole baseline first. The verdicts are the same either way.
     pipeline: bool = True
     # Fork the zygote from a preloader left by the last run, and leave one for the next
-    # (harness.preload): a process that outlives the run. `bugsmith run` asks for it by default.
+    # (harness.shared.preload): a process that outlives the run. `bugsmith run` asks for it by default.
     preload: bool = False
 
     @property
@@ -261,7 +261,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(key="preload", check=_flag, field="preload", option="--preload/--no-preload"),
     Setting(key="equivalents", check=_path, field="equivalents"),
     Setting(key="reports", check=_path, field="reports"),
-    Setting(key="exercises", check=_table),  # problems for `bugsmith exercises`: harness.exercises.projects
+    Setting(key="exercises", check=_table),  # problems for `bugsmith exercises`: harness.exercises.sources.projects
 )
 
 

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bugsmith.harness.baseline import Baseline
-from bugsmith.harness.executor import Draining, Executor, Spare
-from bugsmith.harness.protocol import Job, Verdict
+from bugsmith.harness.executors.base import Draining, Executor, Spare
+from bugsmith.harness.shared.protocol import Job, Verdict
 
 
 class LateSpare:

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
-from bugsmith.harness.executor import Executor, local_executor
+from bugsmith.harness.executors.base import Executor
+from bugsmith.harness.executors.table import local_executor
 from bugsmith.harness.job_plan import time_limit
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job, Patch, Verdict
 from bugsmith.harness.runner import load_baseline, test_file_hashes, worker_setup
+from bugsmith.harness.shared.protocol import Job, Patch, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source

@@ -37,7 +37,7 @@ from typing import Any
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.tasks import LineMap
+from bugsmith.harness.shared.tasks import LineMap
 from bugsmith.mutators.mutant import Mutant, line_starts
 
 MODULE = ""  # the name of a file's module-level unit

@@ -15,7 +15,7 @@ from pathlib import Path
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job
+from bugsmith.harness.shared.protocol import Job
 from bugsmith.harness.units import Ranges, mutated_unit
 from bugsmith.mutators.mutant import Mutant, Span
 
@@ -134,7 +134,7 @@ def per_test_limits(tests: tuple[str, ...], by_id: Mapping[str, TestInfo], facto
 
 # What a test's first run gets beyond `factor x` its baseline time, in place of the limit's base
 # (a second or so): a probe that runs past it is not judged, only moved to the end and re-run
-# (harness.executor.confirm_timeout), so a genuine hang costs this instead of a whole limit
+# (harness.executors.base.confirm_timeout), so a genuine hang costs this instead of a whole limit
 # before the confirmations, while the verdict still needs a run past twice the limit.
 PROBE_BASE = 0.25
 

@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bugsmith.errors import HarnessError
-from bugsmith.harness import equivalents, preload
+from bugsmith.harness import equivalents
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import discover
-from bugsmith.harness.executor import Executor, ExecutorFactory, local_executor
+from bugsmith.harness.executors.base import Executor, ExecutorFactory
+from bugsmith.harness.executors.project_copy import Snapshot, changes, snapshot
+from bugsmith.harness.executors.table import local_executor
 from bugsmith.harness.import_time import CALLS_VERSION, ImportCalls, called_names_in, import_calls
 from bugsmith.harness.incremental import file_units, scope_of, support_files, test_digests
 from bugsmith.harness.job_plan import (
@@ -41,8 +43,8 @@ from bugsmith.harness.job_plan import (
 )
 from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
-from bugsmith.harness.project_copy import Snapshot, changes, snapshot
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.shared import preload
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.since import changed_lines, check_ref
 from bugsmith.harness.speculation import Speculation
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
@@ -247,7 +249,7 @@ def run(
             result = _execute(the_plan, store, started, started_at, progress, executors, notes)
             executors.settle()  # a control still running in the baseline's thread (no job ran)
             executors.close()  # the workers are gone: nothing of the run can still write
-            preload.leave()  # for the next run, now that this one has ended well (harness.preload)
+            preload.leave()  # for the next run, now that this one has ended well (harness.shared.preload)
             warnings = tree_warnings(the_plan.baseline, changes(tree, snapshot(options.root)))
             if warnings:
                 store.put_extra("warnings", started_at, {"warnings": list(warnings)})

@@ -24,8 +24,8 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.job_plan import Statements, mutant_job, site_lines, timed
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.protocol import Job, TestResult, Verdict
-from bugsmith.harness.tasks import Coverage
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.tasks import Coverage
 from bugsmith.harness.units import statement_ranges
 from bugsmith.harness.verdict import PROCESS_EXITS
 from bugsmith.mutators.mutant import Mutant

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bugsmith.harness.outcome import Failure, Outcome, Status
-from bugsmith.harness.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
 
 SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
 PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})

@@ -26,7 +26,7 @@ from bugsmith.harness import early_baseline
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.early_baseline import Early, EarlyBaseline
-from bugsmith.harness.executor import Draining, Executor, ExecutorFactory, Spare
+from bugsmith.harness.executors.base import Draining, Executor, ExecutorFactory, Spare
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.incremental import (
     FileUnits,
@@ -40,7 +40,7 @@ from bugsmith.harness.incremental import (
 )
 from bugsmith.harness.job_plan import CACHE_VERSION, file_hash, function_texts
 from bugsmith.harness.outcome import Outcome, Status, TestInfo
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 

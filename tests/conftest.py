@@ -34,7 +34,7 @@ def small_project() -> Callable[..., Path]:
 
 @pytest.fixture(autouse=True)
 def _no_preloader(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`bugsmith run` leaves a preloader for the next run (harness.preload), a process that
+    """`bugsmith run` leaves a preloader for the next run (harness.shared.preload), a process that
     outlives it: the suite's CLI runs, in-process and in subprocesses, leave none;
     tests/harness/test_preload.py turns it on where it tests it."""
     monkeypatch.setenv("BUGSMITH_PRELOAD", "0")

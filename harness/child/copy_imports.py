@@ -1,6 +1,6 @@
 """Imports of the project come from its private copy, however the environment finds them.
 
-When tests run in the copy (harness.project_copy), `sys.path` entries that name the project
+When tests run in the copy (harness.executors.project_copy), `sys.path` entries that name the project
 are moved into the copy (`into_copy`), but an editable install may find a package through a
 finder of its own (setuptools' `__editable___*_finder` maps `pkg` to `/project/src/pkg`).
 Such a module would run from the user's tree: a mutant would not be activated in it (its

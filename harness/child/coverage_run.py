@@ -27,9 +27,9 @@ from coverage.exceptions import CoverageWarning
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, StateOutsideTheTree, enter_project, protocol_streams
-from bugsmith.harness.interpreter import SuiteCoverage
-from bugsmith.harness.protocol import TestResult, WorkerSetup, receive, send
-from bugsmith.harness.tasks import Coverage
+from bugsmith.harness.shared.interpreter import SuiteCoverage
+from bugsmith.harness.shared.protocol import TestResult, WorkerSetup, receive, send
+from bugsmith.harness.shared.tasks import Coverage
 
 
 class _Contexts:

@@ -1,4 +1,4 @@
-"""The zygote's side of harness.zygote: once the suite is collected, fork workers on request.
+"""The zygote's side of harness.shared.zygote: once the suite is collected, fork workers on request.
 
 The zygote is a fork-server worker (harness.child.worker) started with `--zygote`: it imports
 and collects like any worker, then, instead of serving jobs, answers the pool's requests by
@@ -6,7 +6,7 @@ forking. The forked worker returns from `Zygote.serve` with its own channel and 
 worker that has just collected the suite; what it must not share with the zygote or its
 siblings it makes its own first: a session (so the pool's kill and the terminal's Ctrl-C reach
 what they reach for a worker started as an interpreter), the subreaper role (prctl's setting
-is not inherited by fork), its mark (harness.leftovers), its log as stderr and pytest's
+is not inherited by fork), its mark (harness.shared.leftovers), its log as stderr and pytest's
 global capture files (shared ones would mix two workers' captured output). Its coverage
 object, import surveys and `own` processes start empty there: the zygote never ran a job.
 """
@@ -24,10 +24,10 @@ from typing import BinaryIO
 
 import pytest
 
-from bugsmith.harness import leftovers
 from bugsmith.harness.child import reaper
-from bugsmith.harness.protocol import JOB_BUFFER, Ready, encode
-from bugsmith.harness.zygote import Hatch, Hatched
+from bugsmith.harness.shared import leftovers
+from bugsmith.harness.shared.protocol import JOB_BUFFER, Ready, encode
+from bugsmith.harness.shared.zygote import Hatch, Hatched
 
 REAP_EVERY = 1.0  # seconds between two collections of ended workers while no request comes
 END_SECONDS = 5.0  # how long the zygote waits, once the pool is done, for its workers to end
@@ -41,7 +41,7 @@ class Zygote:
         self.workers: set[int] = set()
         # Forking is refused rather than giving workers a mark that is not their own.
         self.refused = None if leftovers.remark(os.environ.get(leftovers.VARIABLE, "")) else (
-            "this process cannot rewrite its mark (harness.leftovers.remark)")
+            "this process cannot rewrite its mark (harness.shared.leftovers.remark)")
 
     def serve(self, ready: Ready, config: pytest.Config) -> tuple[BinaryIO, BinaryIO]:
         """Send `ready` (the collection), then fork a worker per request until the pool closes

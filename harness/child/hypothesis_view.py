@@ -12,7 +12,7 @@ Two things differ unless this plugin steps in:
   scanned, so their constants never join the pool; the project's own modules (also when the
   project is bugsmith) still do.
 - What a test replays. Hypothesis saves each failing example in its example database
-  (harness.tool_state points the default one under `.bugsmith/`) and replays it first the next
+  (harness.shared.tool_state points the default one under `.bugsmith/`) and replays it first the next
   time the test runs. A process that tests a mutant sees the database read-only, as the
   baseline (the unmutated suite) left it: it replays what is there, as plain pytest on a
   checkout replays the project's saved examples, but saves, moves and deletes nothing. Else the

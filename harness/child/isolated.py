@@ -1,7 +1,7 @@
 """Run one job in a fresh interpreter: the portable mode, and the path for import-time sites.
 
 Started as `python -m bugsmith.harness.child.isolated` (by the subprocess executor, and by a
-worker's child for an import-time site), it reads one FreshRequest (harness.interpreter) as a
+worker's child for an import-time site), it reads one FreshRequest (harness.shared.interpreter) as a
 JSON line on stdin, installs an import hook that serves the mutated module from memory, runs only the selected
 tests (in the given order, stopping at the first failure, each within its time limit) and
 writes one Verdict line.
@@ -26,8 +26,8 @@ from bugsmith.harness.child.session import (
     protocol_streams,
 )
 from bugsmith.harness.child.test_clock import OwnClock
-from bugsmith.harness.interpreter import FreshRequest
-from bugsmith.harness.protocol import Job, Note, Verdict, WorkerSetup, receive, send
+from bugsmith.harness.shared.interpreter import FreshRequest
+from bugsmith.harness.shared.protocol import Job, Note, Verdict, WorkerSetup, receive, send
 
 
 class Selection(CollectErrors):

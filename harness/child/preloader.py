@@ -1,4 +1,4 @@
-"""The preloader's side of harness.preload: import the suite's third-party modules, then fork a
+"""The preloader's side of harness.shared.preload: import the suite's third-party modules, then fork a
 zygote for each run that asks, until nobody has asked for a while.
 
 Started by a fork pool as it closes, `python -P -m bugsmith.harness.child.preloader`, with the
@@ -22,7 +22,7 @@ def main() -> int:
     import json
     import socket
 
-    from bugsmith.harness.preload import Start
+    from bugsmith.harness.shared.preload import Start
 
     start = Start.from_dict(json.loads(sys.stdin.buffer.read()))
     listening, told = os.pipe()

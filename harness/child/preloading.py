@@ -1,10 +1,7 @@
-"""What a zygote may leave to the preloader (harness.preload), and the preloader itself: import
-that, then fork a zygote per request.
+"""The preloader (harness.shared.preload): import what a zygote left to it
+(harness.child.preloadable), then fork a zygote per request.
 
-A module is preloaded when the zygote had imported it from outside the project and its copy,
-and it is not part of pytest, bugsmith or a pytest plugin (pytest marks a plugin's modules for
-assertion rewriting as it loads them, and warns about one imported before). The preloader
-imports them in the zygote's order, and gives up (ends, and the runs start their zygotes as
+The preloader imports those modules in the zygote's order, and gives up (ends, and the runs start their zygotes as
 interpreters) if an import warns or raises something other than an ImportError, lands inside
 the project, or leaves a second thread behind (a fork would copy a lock another thread holds).
 """
@@ -22,77 +19,22 @@ import signal
 import socket
 import sys
 import time
-import types
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from bugsmith.harness import leftovers
 from bugsmith.harness.child import reaper
-from bugsmith.harness.preload import Spawn, Start, peer
-from bugsmith.harness.protocol import WorkerSetup, encode
-from bugsmith.harness.zygote import Hatched
+from bugsmith.harness.child.preloadable import Project
+from bugsmith.harness.shared import leftovers
+from bugsmith.harness.shared.preload import Spawn, Start, peer
+from bugsmith.harness.shared.protocol import encode
+from bugsmith.harness.shared.zygote import Hatched
 
 IMPORT_SECONDS = 120  # a preloader whose imports take longer is stuck: SIGALRM ends it
 REQUEST_SECONDS = 5.0  # how long a connection may take to send its request
 REAP_EVERY = 1.0
-# Imported by every worker before it reads its setup, or bugsmith's own: nothing to gain.
-NEVER = frozenset({"__main__", "bugsmith", "pytest", "_pytest", "pluggy", "coverage", "py"})
-PYTEST_SETS = frozenset({"PYTEST_VERSION", "PYTEST_CURRENT_TEST"})  # while pytest.main runs
-# In a zygote a preloader forked: the modules it came with (None in a zygote started afresh).
-PRELOADED: frozenset[str] | None = None
-
-
-def preloadable(setup: WorkerSetup, config: pytest.Config) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The modules this process (a zygote that has collected) imported that a preloader may
-    import for the next run's zygote, in the order they were imported; and the top-level names
-    of the pytest plugins, which it must not import, even through another module."""
-    inside = Project(setup.root, setup.project)
-    plugins = {name.partition(".")[0] for name in getattr(config.pluginmanager.rewrite_hook, "_must_rewrite", ())}
-    plugins.update(plugin.__name__.partition(".")[0] for plugin in config.pluginmanager.get_plugins()
-                   if isinstance(plugin, types.ModuleType))
-    plugins -= NEVER
-    names = []
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        top = name.partition(".")[0]
-        if (top in plugins or top in NEVER or not isinstance(file, str) or not os.path.isabs(file)
-                or inside.holds(file) or getattr(module, "__name__", None) != name):
-            continue
-        names.append(name)
-    return tuple(names), tuple(sorted(plugins))
-
-
-class Project:
-    """Where a project's own modules are: its folder and its copy, but a virtual environment
-    kept in it (uv's and Poetry's `.venv`) holds installed packages."""
-
-    def __init__(self, *folders: str) -> None:
-        self.folders = tuple({os.path.join(path, "") for folder in folders if folder
-                              for path in (folder, os.path.realpath(folder))})
-        self.environment = tuple({os.path.join(path, "") for prefix in (sys.prefix, sys.exec_prefix)
-                                  for path in (prefix, os.path.realpath(prefix))})
-
-    def holds(self, file: str) -> bool:
-        return file.startswith(self.folders) and not file.startswith(self.environment)
-
-
-def outgrown(modules: tuple[str, ...]) -> bool:
-    """Whether a zygote a preloader forked imported modules the preloader could have: the next
-    preloader should hold them too."""
-    return PRELOADED is not None and any(name not in PRELOADED for name in modules)
-
-
-def startup_changes(launched: dict[str, str]) -> dict[str, str | None]:
-    """The variables the suite's start-up set or removed (None) since the zygote started, but
-    those pytest itself sets while it runs."""
-    names = (set(launched) | set(os.environ)) - PYTEST_SETS
-    return {name: os.environ.get(name) for name in sorted(names) if os.environ.get(name) != launched.get(name)}
-
-
 class Unusable(Exception):
     """This preloader cannot stand for a fresh interpreter: it ends."""
 
@@ -185,7 +127,7 @@ class Preloader:
                 continue
             with connection:
                 request = _request(connection)
-                if request is None:  # a probe (harness.preload.alive), or a run that went away
+                if request is None:  # a probe (harness.shared.preload.alive), or a run that went away
                     continue
                 outcome = self._answer(connection, listener, *request)
             if outcome is not None:
@@ -247,13 +189,9 @@ class Preloader:
         if numpy_random is not None:
             numpy_random.seed()
         from bugsmith.harness.child import worker
-        from bugsmith.harness.zygote import FLAG
 
-        global PRELOADED
-        PRELOADED = frozenset(sys.modules)
-        worker.STARTED = time.monotonic() - self.import_seconds
-        sys.argv = [str(Path(worker.__file__)), FLAG]
-        return worker.main()
+        return worker.serve(zygote=True, started=time.monotonic() - self.import_seconds,
+                            preloaded=frozenset(sys.modules))
 
     def _stale(self) -> str | None:
         for file, seen in self.files.items():
@@ -310,7 +248,7 @@ def _request(connection: socket.socket) -> tuple[Spawn, list[int]] | None:
         while not buffer.endswith(b"\n"):
             data, received, _, _ = socket.recv_fds(connection, 1 << 16, 2)
             fds.extend(received)
-            if not data:  # a probe (harness.preload.alive), or a run that went away
+            if not data:  # a probe (harness.shared.preload.alive), or a run that went away
                 for fd in fds:
                     os.close(fd)
                 return None

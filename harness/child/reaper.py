@@ -7,7 +7,7 @@ process group. On Linux the fork-server worker makes itself a *child subreaper*
 so after each job the worker finds all of them by walking its children and kills them.
 Each forked child also asks to die with the worker (PR_SET_PDEATHSIG), so that a worker killed
 mid-job takes its job with it; what that job started is then found by the coordinator
-(harness.leftovers), through the marker in its environment.
+(harness.shared.leftovers), through the marker in its environment.
 
 Elsewhere (no prctl) these are no-ops and the process-group kill is all there is.
 """

@@ -15,7 +15,7 @@ import pytest
 from _pytest.outcomes import Skipped
 from _pytest.reports import TestReport
 
-from bugsmith.harness.protocol import TestResult
+from bugsmith.harness.shared.protocol import TestResult
 
 MESSAGE_LIMIT = 600
 

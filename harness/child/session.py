@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bugsmith.harness.child.copy_imports import serve_from_copy
-from bugsmith.harness.protocol import JOB_BUFFER, WorkerSetup
-from bugsmith.harness.tool_state import STATE_DIR
+from bugsmith.harness.shared.protocol import JOB_BUFFER, WorkerSetup
+from bugsmith.harness.shared.tool_state import STATE_DIR
 
 
 def protocol_streams(raw: bool = False) -> tuple[Any, Any]:
@@ -34,12 +34,12 @@ def protocol_streams(raw: bool = False) -> tuple[Any, Any]:
 
 def enter_project(setup: WorkerSetup) -> None:
     """Work in the project's root, with the root first on `sys.path`, as pytest run there would:
-    children start with `-P` (harness.interpreter.module_command), so that bugsmith itself is
+    children start with `-P` (harness.shared.interpreter.module_command), so that bugsmith itself is
     imported before the project's packages can shadow it."""
     os.chdir(setup.root)
     sys.path.insert(0, setup.root)
     if setup.origin:
-        # Running in a private copy (harness.project_copy): a `.pth` or finder of an editable
+        # Running in a private copy (harness.executors.project_copy): a `.pth` or finder of an editable
         # install, or PYTHONPATH, may name the project's own folders (`src/`).
         serve_from_copy(setup.origin, setup.root)
 

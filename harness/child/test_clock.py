@@ -12,7 +12,7 @@ clock's, as under plain pytest. Of the processes the child started (a fresh inte
 subprocess), the one that waited longest counts.
 
 Where the kernel does not tell (another OS, no scheduler statistics), the wall clock alone
-decides, as before; and no test runs past STRETCH (harness.protocol) times its limit, however
+decides, as before; and no test runs past STRETCH (harness.shared.protocol) times its limit, however
 loaded the machine: a child that gets a fifth of a core (a load of ten on two cores) still has
 its whole limit.
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from bugsmith.harness.child.reaper import descendants
-from bugsmith.harness.protocol import STRETCH
+from bugsmith.harness.shared.protocol import STRETCH
 
 # Time is up when less than this share of the limit is still owed: the check's own delay is
 # not worth another wait.

@@ -1,15 +1,15 @@
 """A long-lived worker: collect the suite once, then fork once per mutant.
 
 Started by the coordinator's fork pool as `python -m bugsmith.harness.child.worker`; speaks
-JSON lines of harness.protocol records on stdin/stdout. Inside pytest's run loop it never
+JSON lines of harness.shared.protocol records on stdin/stdout. Inside pytest's run loop it never
 returns to pytest's own loop: it serves jobs. Each job runs in a forked child that swaps in the
 mutant's code, runs the selected, already-collected tests until the first failure, and writes
 its verdict to a pipe while this process watches the clock and kills the child's whole process
 group when time is up; then, a subreaper (harness.child.reaper), it kills whatever else the job
-started. A job with a task does that task instead (harness.tasks): a baseline
+started. A job with a task does that task instead (harness.shared.tasks): a baseline
 chunk runs here, anything else through HANDLERS.
 
-Started with `--zygote` (harness.zygote), the process collects and then forks the serving
+Started with `--zygote` (harness.shared.zygote), the process collects and then forks the serving
 workers (harness.child.fork_workers) instead of serving jobs itself.
 """
 
@@ -41,7 +41,7 @@ from bugsmith.harness.child.activation import (
 )
 from bugsmith.harness.child.fork_workers import Zygote
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
-from bugsmith.harness.child.preloading import outgrown, preloadable, startup_changes
+from bugsmith.harness.child.preloadable import outgrown, preloadable, startup_changes
 from bugsmith.harness.child.recorder import Recorder, first_lines
 from bugsmith.harness.child.session import (
     CollectErrors,
@@ -52,8 +52,8 @@ from bugsmith.harness.child.session import (
     suite_arguments,
 )
 from bugsmith.harness.child.test_clock import TestClock, waited
-from bugsmith.harness.interpreter import FreshRequest, module_command, verdict_of_output
-from bugsmith.harness.protocol import (
+from bugsmith.harness.shared.interpreter import FreshRequest, module_command, verdict_of_output
+from bugsmith.harness.shared.protocol import (
     FRESH_IMPORT_ALLOWANCE,
     Job,
     Note,
@@ -67,8 +67,8 @@ from bugsmith.harness.protocol import (
     receive,
     send,
 )
-from bugsmith.harness.tasks import CheckTask, CoverageTask, Findings, ProbeTask, Task
-from bugsmith.harness.zygote import FLAG
+from bugsmith.harness.shared.tasks import CheckTask, CoverageTask, Findings, ProbeTask, Task
+from bugsmith.harness.shared.zygote import FLAG
 
 # A fresh interpreter's start and collection may take this many times this worker's own, plus
 # COLLECT_BASE seconds, before a mutant that hangs the import is stopped.
@@ -99,8 +99,11 @@ def handler(task: Task) -> TaskHandler:
 
 class ForkServer(CollectErrors):
     def __init__(self, setup: WorkerSetup, reader: BinaryIO, writer: BinaryIO, recorder: Recorder,
-                 zygote: Zygote | None = None, view: HypothesisSeesTheProject | None = None) -> None:
+                 zygote: Zygote | None = None, view: HypothesisSeesTheProject | None = None, *,
+                 started: float = STARTED, preloaded: frozenset[str] | None = None) -> None:
         super().__init__()
+        self.started = started  # when a fresh interpreter would have started (a preloaded one did earlier)
+        self.preloaded = preloaded  # the modules a preloader forked this zygote with
         self.view = view  # settled before each fork (HypothesisSeesTheProject.before_fork)
         self.zygote = zygote  # if given, this process forks the workers that serve jobs
         self.setup = setup
@@ -114,7 +117,7 @@ class ForkServer(CollectErrors):
         self.own: frozenset[int] = frozenset()  # processes of this worker's own, spared by the reaper
         self.surveys: dict[str, reexec.Survey] = {}  # by module: can its import-time mutants run here
         self.collapsed = False  # memory moved into huge pages (harness.child.huge_pages)
-        self.launched = dict(os.environ)  # before pytest and the suite's start-up (harness.preload)
+        self.launched = dict(os.environ)  # before pytest and the suite's start-up (harness.shared.preload)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -122,7 +125,7 @@ class ForkServer(CollectErrors):
             send(self.writer, Ready(error="collection failed: " + "; ".join(self.errors)))
             return True
         self.items = {item.nodeid: item for item in session.items}
-        self.startup = time.monotonic() - STARTED
+        self.startup = time.monotonic() - self.started
         self.index = index_functions(frozenset(self.setup.sources))
         if self.view is not None:
             self.view.before_fork()  # before the freeze: what hypothesis' scan keeps is frozen too
@@ -134,7 +137,7 @@ class ForkServer(CollectErrors):
         if self.zygote is not None:
             modules, plugins = preloadable(self.setup, session.config)
             preloaded = replace(ready, modules=modules, plugins=plugins, environ=startup_changes(self.launched),
-                                outgrown=outgrown(modules))
+                                outgrown=outgrown(modules, self.preloaded))
             channel = self.zygote.serve(preloaded, session.config)  # returns in a forked worker only
             self.reader.close()  # the zygote's: the pool must see its end when it ends
             self.writer.close()
@@ -357,8 +360,10 @@ def _how_it_ended(status: int) -> str:
     return f"the test process exited with status {os.WEXITSTATUS(status)} before reporting a result"
 
 
-def main() -> int:
-    zygote = FLAG in sys.argv[1:]  # its stream also carries descriptors (harness.zygote)
+def serve(*, zygote: bool, started: float, preloaded: frozenset[str] | None = None) -> int:
+    """Be a worker, or the zygote (its stream also carries descriptors: harness.shared.zygote),
+    for the setup the coordinator sends; `started` is when a fresh interpreter would have
+    started, and `preloaded` the modules a preloader forked this zygote with."""
     reader, writer = protocol_streams(raw=zygote)
     setup = receive(reader, WorkerSetup.from_dict)
     if setup is None:
@@ -367,9 +372,14 @@ def main() -> int:
     enter_project(setup)
     recorder = Recorder(frozenset(setup.sources))
     view = HypothesisSeesTheProject(setup.project, setup.root, read_only=True)
-    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if zygote else None, view)
+    server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if zygote else None, view,
+                        started=started, preloaded=preloaded)
     pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
     return 0
+
+
+def main() -> int:
+    return serve(zygote=FLAG in sys.argv[1:], started=STARTED)
 
 
 if __name__ == "__main__":

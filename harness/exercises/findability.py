@@ -1,8 +1,8 @@
 """How hard a bug is to find, from evidence: what the visible tests point at, what a repair search
 needs, what the code around it says, and how much code a candidate must read.
 
-The evidence of one bug is a `Findability` record; `harness.exercises.probes` computes it with the
-builder's workers, and `harness.exercises.difficulty` turns it into points.
+The evidence of one bug is a `Findability` record; `harness.exercises.measure.probes` computes it with the
+builder's workers, and `harness.exercises.measure.difficulty` turns it into points.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bugsmith.harness.exercises.intent import STATED, changed_concepts, points, statement_concepts
-from bugsmith.harness.tasks import LineMap
+from bugsmith.harness.exercises.measure.intent import STATED, changed_concepts, points, statement_concepts
+from bugsmith.harness.shared.tasks import LineMap
 from bugsmith.mutators.mutant import Mutant
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Findability:
-    """The evidence of how hard one bug is to find (harness.exercises.difficulty scores it)."""
+    """The evidence of how hard one bug is to find (harness.exercises.measure.difficulty scores it)."""
 
     mutant: str  # the bug's mutant id
     fl_rank: int  # Ochiai rank of its line over the visible tests (1 = most suspicious)
@@ -30,7 +30,7 @@ class Findability:
     named: bool  # a failing visible test's name or message names the buggy function or the edited code
     lines_to_read: int  # lines of the functions the failing visible tests run
     helper: bool  # the visible tests never name the buggy function: it is seen through the public API
-    clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.clues)
+    clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.measure.clues)
     repair_searched: bool = True  # False: a survey; the search was skipped, `repair_tries` means nothing yet
 
     def to_dict(self) -> dict[str, Any]:

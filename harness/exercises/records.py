@@ -76,7 +76,7 @@ class Exercise:
     difficulty: Difficulty
     time_limit_minutes: int
     bug_tests: tuple[tuple[str, ...], ...] = ()
-    # A variant (harness.exercises.variants): the problem's other code files, rewritten. The
+    # A variant (harness.exercises.assemble.variants): the problem's other code files, rewritten. The
     # handout is the problem's code, then these, then `buggy`; empty for the code as it is.
     variant: dict[str, str] = field(default_factory=dict)
     findability: tuple[Findability, ...] = ()  # per bug, as `mutants`: the evidence of `difficulty`

@@ -6,10 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bugsmith.harness.exercises.grading import Grade
+from bugsmith.harness.exercises.assemble.stats import ProblemPool
+from bugsmith.harness.exercises.judge.grading import Grade
+from bugsmith.harness.exercises.judge.scoring import SuiteScore
 from bugsmith.harness.exercises.records import Exercise
-from bugsmith.harness.exercises.scoring import SuiteScore
-from bugsmith.harness.exercises.stats import ProblemPool
 
 
 def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:

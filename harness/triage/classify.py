@@ -15,13 +15,12 @@ from pathlib import Path
 
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness.config import RunOptions
-from bugsmith.harness.executor import open_executor
-from bugsmith.harness.interpreter import target_key
+from bugsmith.harness.executors.table import open_executor
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.runner import Progress
-from bugsmith.harness.store import Store, hold
-from bugsmith.harness.tasks import (
+from bugsmith.harness.shared.interpreter import target_key
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.shared.tasks import (
     CALL_SECONDS,
     Budget,
     Checked,
@@ -31,6 +30,7 @@ from bugsmith.harness.tasks import (
     ProbeTask,
     RecordedCall,
 )
+from bugsmith.harness.store import Store, hold
 from bugsmith.harness.triage.finding import KIND, Finding, stored_findings
 from bugsmith.harness.triage.recording import record_calls
 from bugsmith.mutators.mutant import Mutant

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bugsmith.harness.tasks import Classification  # the probe's findings carry it too
+from bugsmith.harness.shared.tasks import Classification  # the probe's findings carry it too
 
 KIND = "triage"  # the store's extras kind
 

@@ -19,10 +19,10 @@ import json
 import subprocess
 
 from bugsmith.errors import HarnessError
-from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, helper_launch
-from bugsmith.harness.protocol import WorkerSetup, encode
-from bugsmith.harness.sandbox import Sandbox
-from bugsmith.harness.tasks import Budget, RecordedCall
+from bugsmith.harness.shared.interpreter import Recorded, RecordingRequest, Target, helper_launch
+from bugsmith.harness.shared.protocol import WorkerSetup, encode
+from bugsmith.harness.shared.sandbox import Sandbox
+from bugsmith.harness.shared.tasks import Budget, RecordedCall
 
 
 def record_calls(setup: WorkerSetup, targets: set[Target], budget: Budget = Budget(),

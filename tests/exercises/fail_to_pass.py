@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bugsmith.harness.exercises import Exercise
-from bugsmith.harness.exercises.grading import run_tests
+from bugsmith.harness.exercises.judge.grading import run_tests
 
 Run = tuple[Exercise, str, Path]  # the exercise, "bug" or "original", a folder with tests and that code
 

@@ -7,8 +7,8 @@ import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bugsmith.harness.exercises.pack.statement import hints
 from bugsmith.harness.exercises.records import Exercise
-from bugsmith.harness.exercises.statement import hints
 from bugsmith.mutators.registry import all_mutators
 
 _WORDS = re.compile(r"\b(family|families|mutant|mutation|operator|hint|hidden|solution)\b", re.I)

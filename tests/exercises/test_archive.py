@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from bugsmith.harness.exercises.archive import UnsafeArchiveError, extract_pack, write_zip
+from bugsmith.harness.exercises.pack.archive import UnsafeArchiveError, extract_pack, write_zip
 
 FILES = {"b/two.txt": "2\n", "a/one.py": "print(1)\n"}
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.exercises.archive import extract_pack
-from bugsmith.harness.exercises.candidates import candidate_sets, export_candidates
-from bugsmith.harness.exercises.grading import grade
-from bugsmith.harness.exercises.layout import code_files
-from bugsmith.harness.exercises.problems import load_problems
+from bugsmith.harness.exercises.assemble.variants import _run_suite
+from bugsmith.harness.exercises.judge.grading import grade
+from bugsmith.harness.exercises.pack.archive import extract_pack
+from bugsmith.harness.exercises.pack.candidates import candidate_sets, export_candidates
 from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, is_hidden_test
-from bugsmith.harness.exercises.variants import _run_suite
+from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.layout import code_files
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
 from tests.exercises.diffs import DiffShape, diff_shape

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from bugsmith.harness.cli import cli
-from bugsmith.harness.exercises.pack import load_exercises, save_exercises
+from bugsmith.harness.exercises.pack.pack import load_exercises, save_exercises
 from bugsmith.harness.exercises.records import ExerciseError
 
 pytestmark = pytest.mark.slow  # every test needs the session's exercises, built by real runs

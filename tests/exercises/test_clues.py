@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from bugsmith.harness.config import builtin_root
-from bugsmith.harness.exercises.clues import Clue, clue_of, drop_clues
+from bugsmith.harness.exercises.measure.clues import Clue, clue_of, drop_clues
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 
@@ -60,8 +60,8 @@ def test_the_reference_giveaways_are_found_and_dropped_from_the_handout():
 
 def test_a_variant_of_a_hard_handout_drops_its_clue_again():
     """A candidate's variant is rebuilt from the reference: the giveaway must not come back."""
-    from bugsmith.harness.exercises.rewrites import rewrite
-    from bugsmith.harness.exercises.variants import handout
+    from bugsmith.harness.exercises.assemble.rewrites import rewrite
+    from bugsmith.harness.exercises.assemble.variants import handout
 
     path = "reference/extra_trees/forest.py"
     variant = rewrite((builtin_root() / path).read_text(encoding="utf-8"), "3:" + path)

@@ -9,10 +9,10 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.difficulty import difficulty, interacting, time_limit_minutes
+from bugsmith.harness.exercises.assemble.selection import eligible, ordered
 from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.measure.difficulty import difficulty, interacting, time_limit_minutes
 from bugsmith.harness.exercises.records import ExerciseError
-from bugsmith.harness.exercises.selection import eligible, ordered
 from bugsmith.mutators.mutant import Family, Mutant, Span, unified_diff
 
 

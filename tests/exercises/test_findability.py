@@ -9,8 +9,8 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises.findability import function_spans, is_helper, lines_to_read, names_bug
-from bugsmith.harness.exercises.intent import stated_intent
-from bugsmith.harness.exercises.localisation import locate, ochiai, rank_of
+from bugsmith.harness.exercises.measure.intent import stated_intent
+from bugsmith.harness.exercises.measure.localisation import locate, ochiai, rank_of
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.mutant import Family, Mutant, Span

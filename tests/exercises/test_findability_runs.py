@@ -8,9 +8,9 @@ import pytest
 from bugsmith.harness import config
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.evaluate import Evaluator
-from bugsmith.harness.exercises.difficulty import difficulty
-from bugsmith.harness.exercises.probes import Probes, visible_test_texts
-from bugsmith.harness.exercises.problems import load_problems
+from bugsmith.harness.exercises.measure.difficulty import difficulty
+from bugsmith.harness.exercises.measure.probes import Probes, visible_test_texts
+from bugsmith.harness.exercises.sources.catalogue import load_problems
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import enumerate_mutants
 

@@ -13,9 +13,9 @@ import textwrap
 import jsonschema
 import pytest
 
-from bugsmith.harness.exercises.behaviours import clause, code_map, contract_sentence, statement_lines
-from bugsmith.harness.exercises.lessons import lessons
-from bugsmith.harness.exercises.scoring import SuiteScore, Survivor, score_schema
+from bugsmith.harness.exercises.judge.behaviours import clause, code_map, contract_sentence, statement_lines
+from bugsmith.harness.exercises.judge.lessons import Survivor, lessons
+from bugsmith.harness.exercises.judge.scoring import SuiteScore, score_schema
 from bugsmith.harness.exercises.summary import score_text
 
 AUC = "reference/auc/auc.py"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from bugsmith.harness.exercises.pool import next_group
+from bugsmith.harness.exercises.assemble.pool import next_group
+from bugsmith.harness.exercises.assemble.selection import Evidence, _ProblemBuilder
 from bugsmith.harness.exercises.records import ExerciseOptions
-from bugsmith.harness.exercises.selection import Evidence, _ProblemBuilder
 from tests.exercises.test_difficulty_and_order import mutant
 
 
@@ -102,8 +102,7 @@ def test_bugs_in_too_few_functions_are_named_as_the_reason():
 
 def test_a_seed_that_repeats_exercises_is_told_with_the_problem(monkeypatch, tmp_path):
     """The library never prints: the notice callback hears which problem ran out, and how far."""
-    from bugsmith.harness.exercises import selection
-
+    from bugsmith.harness.exercises.assemble import selection
     class Wrapped:
         def __init__(self, problem, options, *rest):
             self.repeats, self.shortfall = 4, ""

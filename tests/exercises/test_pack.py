@@ -10,12 +10,12 @@ import jsonschema
 import pytest
 
 from bugsmith.harness.exercises import build_exercises
-from bugsmith.harness.exercises.archive import extract_pack
-from bugsmith.harness.exercises.grading import _fix_kind, grade
-from bugsmith.harness.exercises.instances import schema
-from bugsmith.harness.exercises.pack import export, instructor_folder, load_exercise
+from bugsmith.harness.exercises.judge.grading import _fix_kind, grade
+from bugsmith.harness.exercises.pack.archive import extract_pack
+from bugsmith.harness.exercises.pack.instances import schema
+from bugsmith.harness.exercises.pack.pack import export, instructor_folder, load_exercise
+from bugsmith.harness.exercises.pack.statement import reverse_patch
 from bugsmith.harness.exercises.records import is_hidden_test
-from bugsmith.harness.exercises.statement import reverse_patch
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.grading.submissions import requires_bwrap

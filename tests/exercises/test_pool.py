@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bugsmith.harness.exercises.pool import window
+from bugsmith.harness.exercises.assemble.pool import window
 from bugsmith.harness.exercises.records import ExerciseError
 
 

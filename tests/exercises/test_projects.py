@@ -18,22 +18,22 @@ from click.testing import CliRunner
 from bugsmith.errors import ConfigError
 from bugsmith.harness.cli import cli, main
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.archive import extract_pack
-from bugsmith.harness.exercises.grading import grade
-from bugsmith.harness.exercises.instances import schema
-from bugsmith.harness.exercises.layout import candidate_tree
-from bugsmith.harness.exercises.pack import export
-from bugsmith.harness.exercises.problems import load_problems
-from bugsmith.harness.exercises.pytest_config import (
+from bugsmith.harness.exercises.assemble.selection import _ProblemBuilder
+from bugsmith.harness.exercises.judge.grading import grade
+from bugsmith.harness.exercises.judge.scoring import score_tests
+from bugsmith.harness.exercises.pack.archive import extract_pack
+from bugsmith.harness.exercises.pack.instances import schema
+from bugsmith.harness.exercises.pack.pack import export
+from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError
+from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.layout import candidate_tree
+from bugsmith.harness.exercises.sources.pytest_config import (
     PytestConfig,
     exercise_config,
     find_config,
     with_addopts,
     with_pythonpath,
 )
-from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError
-from bugsmith.harness.exercises.scoring import score_tests
-from bugsmith.harness.exercises.selection import _ProblemBuilder
 from bugsmith.mutators import registry
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed

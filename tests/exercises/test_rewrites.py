@@ -9,10 +9,10 @@ import textwrap
 import pytest
 
 from bugsmith.harness.config import builtin_root
-from bugsmith.harness.exercises.layout import code_files
-from bugsmith.harness.exercises.problems import load_problems
-from bugsmith.harness.exercises.rewrites import rewrite
-from bugsmith.harness.exercises.variants import run_suite, variant_code
+from bugsmith.harness.exercises.assemble.rewrites import rewrite
+from bugsmith.harness.exercises.assemble.variants import run_suite, variant_code
+from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.layout import code_files
 
 
 def _rewrite(kind: str, seed: str, before: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bugsmith.harness.cli import cli
-from bugsmith.harness.exercises.scoring import score_schema, score_tests
+from bugsmith.harness.exercises.judge.scoring import score_schema, score_tests
 from bugsmith.harness.exercises.summary import score_text
 
 SUITE = Path(__file__).parent / "suites" / "auc_two_tests.py"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bugsmith.errors import BaselineError
+from bugsmith.harness.exercises.judge.scoring import score_tests
 from bugsmith.harness.exercises.records import ExerciseError
-from bugsmith.harness.exercises.scoring import score_tests
 
 WEAK_TESTS = '''
 from reference.auc import roc_auc_score

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from bugsmith.harness.cli import cli
-from bugsmith.harness.exercises.stats import FamilyPool, ProblemPool
+from bugsmith.harness.exercises.assemble.stats import FamilyPool, ProblemPool
 from bugsmith.harness.exercises.summary import pool_text
 
 

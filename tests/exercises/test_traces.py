@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bugsmith.harness.exercises.traces import machine_trace
+from bugsmith.harness.exercises.assemble.traces import machine_trace
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import enumerate_mutants
 

@@ -6,7 +6,7 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.pack import PackPaths, export
+from bugsmith.harness.exercises.pack.pack import PackPaths, export
 
 
 @pytest.fixture(scope="session")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.exercises.archive import extract_pack
-from bugsmith.harness.exercises.grading import grade
-from bugsmith.harness.exercises.submission import UnsafeSubmissionError
+from bugsmith.harness.exercises.judge.grading import grade
+from bugsmith.harness.exercises.judge.submission import UnsafeSubmissionError
+from bugsmith.harness.exercises.pack.archive import extract_pack
 from tests.grading.submissions import LEAVE_A_PROCESS, processes_with, requires_bwrap, submission
 
 pytestmark = requires_bwrap

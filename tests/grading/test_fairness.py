@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from bugsmith.harness.cli import cli
-from bugsmith.harness.exercises.grading import grade
-from bugsmith.harness.exercises.submission import WrongExerciseError, recognise
+from bugsmith.harness.exercises.judge.grading import grade
+from bugsmith.harness.exercises.judge.submission import WrongExerciseError, recognise
 from tests.grading.submissions import requires_bwrap, submission
 
 HANG_IN = "test_perfect_ranking_scores_one"

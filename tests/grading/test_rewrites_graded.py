@@ -16,8 +16,8 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.grading import grade
-from bugsmith.harness.exercises.pack import export
+from bugsmith.harness.exercises.judge.grading import grade
+from bugsmith.harness.exercises.pack.pack import export
 from tests.grading.rewrites import RENAMED, rewrite_submission
 from tests.grading.submissions import requires_bwrap
 

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 import bugsmith
-from bugsmith.harness.sandbox import NOBODY, Limits, Mount, Sandbox, bugsmith_folders, command, tasks_of
+from bugsmith.harness.shared.sandbox import NOBODY, Limits, Mount, Sandbox, bugsmith_folders, command, tasks_of
 from tests.grading.submissions import processes_with, requires_bwrap
 
 pytestmark = requires_bwrap

@@ -17,9 +17,9 @@ import pytest
 
 from bugsmith.errors import BaselineError
 from bugsmith.harness.config import builtin_root
-from bugsmith.harness.exercises import disguised_controls
-from bugsmith.harness.exercises.scoring import score_tests
-from bugsmith.harness.sandbox import SandboxUnavailable
+from bugsmith.harness.exercises.judge import disguised_controls
+from bugsmith.harness.exercises.judge.scoring import score_tests
+from bugsmith.harness.shared.sandbox import SandboxUnavailable
 from tests.grading.submissions import LEAVE_A_PROCESS, processes_with, requires_bwrap
 
 pytestmark = [pytest.mark.slow, requires_bwrap]

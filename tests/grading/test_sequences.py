@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.exercises.differential import Differential, record, replay
-from bugsmith.harness.exercises.grading import _Places
+from bugsmith.harness.exercises.judge.differential import Differential, record, replay
+from bugsmith.harness.exercises.judge.grading import _Places
 from tests.grading.submissions import requires_bwrap
 
 pytestmark = [pytest.mark.slow, requires_bwrap]

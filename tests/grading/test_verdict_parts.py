@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bugsmith.harness.exercises.canaries import plant
-from bugsmith.harness.exercises.differential import difference, outcome_difference
-from bugsmith.harness.exercises.grading import run_tests
-from bugsmith.harness.exercises.sandboxed.values import NotData, TooLarge, encode, observe
+from bugsmith.harness.exercises.judge.canaries import plant
+from bugsmith.harness.exercises.judge.differential import difference, outcome_difference
+from bugsmith.harness.exercises.judge.grading import run_tests
+from bugsmith.harness.exercises.judge.sandboxed.values import NotData, TooLarge, encode, observe
 
 TESTS = textwrap.dedent('''
     import pytest
@@ -102,8 +102,8 @@ def test_outputs_are_compared_with_a_tolerance_but_dtypes_and_shapes_exactly():
 
 def test_the_summary_is_short_and_verbose_lists_every_test():
     """By default: the verdict, counts, the first failures, the checks, the fix; `verbose` adds a line per test."""
-    from bugsmith.harness.exercises.differential import Differential, Mismatch
-    from bugsmith.harness.exercises.grading import BugResult, Grade, TestResult
+    from bugsmith.harness.exercises.judge.differential import Differential, Mismatch
+    from bugsmith.harness.exercises.judge.grading import BugResult, Grade, TestResult
     from bugsmith.harness.exercises.summary import grade_text
 
     tests = tuple(TestResult(id=f"t.py::test_{i}", hidden=i % 2 == 0, outcome="passed" if i > 4 else "failed",

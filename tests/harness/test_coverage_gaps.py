@@ -15,10 +15,10 @@ from bugsmith import harness
 from bugsmith.harness.baseline import run_baseline
 from bugsmith.harness.child.coverage_run import ForkedChildren, quiet_coverage
 from bugsmith.harness.config import resolve
-from bugsmith.harness.interpreter import worker_env
 from bugsmith.harness.job_plan import Statements
-from bugsmith.harness.protocol import WorkerSetup
-from bugsmith.harness.tasks import Coverage
+from bugsmith.harness.shared.interpreter import worker_env
+from bugsmith.harness.shared.protocol import WorkerSetup
+from bugsmith.harness.shared.tasks import Coverage
 from bugsmith.mutators.mutant import Span
 
 COND = '''\

@@ -1,6 +1,6 @@
 """A mutant cannot damage the project, and every process it starts dies with it (issue 14).
 
-Mutants run in a private copy of the project (harness.project_copy): a mutant that deletes
+Mutants run in a private copy of the project (harness.executors.project_copy): a mutant that deletes
 files of its working folder deletes the copy's; the baseline names a suite that writes into
 its own tree; a change to the user's tree during a run is reported. A process a mutant starts
 in a session of its own is killed after its job, and when its worker is killed mid-job.
@@ -23,8 +23,8 @@ from toyproject import SwapLessThan, by_source, tree_digest
 
 from bugsmith import harness
 from bugsmith.harness.config import resolve
-from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.executors.fork_pool import ForkPool
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 from bugsmith.mutators.base import Mutator
 from bugsmith.mutators.mutant import Family
 

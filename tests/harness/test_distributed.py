@@ -15,11 +15,11 @@ from test_run import EXPECTED
 from toyproject import TOY_MUTATORS, by_source
 
 from bugsmith import harness
-from bugsmith.harness import distributed as distributed_executor
 from bugsmith.harness.cli import main
 from bugsmith.harness.config import resolve
-from bugsmith.harness.distributed import INSTALL_HINT, Control, DaskExecutor
-from bugsmith.harness.protocol import STRETCH, Job
+from bugsmith.harness.executors import distributed as distributed_executor
+from bugsmith.harness.executors.distributed import INSTALL_HINT, Control, DaskExecutor
+from bugsmith.harness.shared.protocol import STRETCH, Job
 
 
 @pytest.fixture
@@ -224,8 +224,6 @@ def test_patience_covers_the_slowest_batch_with_its_confirmations() -> None:
 def test_without_dask_the_executor_says_how_to_install(project: Path, monkeypatch, capsys) -> None:
     """Without Dask, `bugsmith run --executor dask` exits 2 at once, saying how to install it."""
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
-    monkeypatch.delitem(sys.modules, "bugsmith.harness.distributed")  # re-imported without Dask
-    monkeypatch.delattr(harness, "distributed")
     monkeypatch.chdir(project)
     monkeypatch.setattr(sys, "argv", ["bugsmith", "run", "--executor", "dask",
                                       "--scheduler", "tcp://127.0.0.1:8786"])

@@ -22,8 +22,8 @@ from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
 from bugsmith.harness.early_baseline import EarlyBaseline, LateSpare, begin
-from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.executors.fork_pool import ForkPool
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.warm_start import Executors
 from bugsmith.mutators.base import Family, Mutator
 

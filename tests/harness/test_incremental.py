@@ -27,7 +27,7 @@ from bugsmith.harness.incremental import (
     support_files,
 )
 from bugsmith.harness.outcome import Outcome, Status, TestInfo
-from bugsmith.harness.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.harness.warm_start import (
     KILLS,

@@ -13,9 +13,9 @@ import pytest
 from toyproject import CALC
 
 from bugsmith.errors import BaselineError
-from bugsmith.harness import fork_pool
 from bugsmith.harness.baseline import chunk_jobs, run_baseline
-from bugsmith.harness.executor import (
+from bugsmith.harness.executors import fork_pool
+from bugsmith.harness.executors.confirmation import (
     MAX_CONFIRMATIONS,
     TIMEOUT_CONFIRMATION,
     carried_over,
@@ -23,10 +23,10 @@ from bugsmith.harness.executor import (
     next_confirmation,
     with_carried,
 )
-from bugsmith.harness.fork_pool import APART_WINDOW, ForkPool, _Worker, apart
-from bugsmith.harness.interpreter import worker_env
-from bugsmith.harness.protocol import Job, TestResult, Verdict, WorkerSetup, encode
-from bugsmith.harness.tasks import CoverageTask
+from bugsmith.harness.executors.fork_pool import APART_WINDOW, ForkPool, _Worker, apart
+from bugsmith.harness.shared.interpreter import worker_env
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict, WorkerSetup, encode
+from bugsmith.harness.shared.tasks import CoverageTask
 from bugsmith.harness.verdict import outcome_of
 
 LIMIT = 0.6

@@ -1,4 +1,4 @@
-"""The preloader (harness.preload): a run leaves a process with the suite's third-party imports
+"""The preloader (harness.shared.preload): a run leaves a process with the suite's third-party imports
 done; the next run's zygote is forked from it, gives the verdicts a zygote started as an
 interpreter gives, draws fresh random numbers, and meets no stale code: a third-party file that
 changed, a warning at import, a project folder that is gone or a quiet while end the preloader."""
@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from bugsmith.errors import ConfigError
-from bugsmith.harness import config, leftovers, preload, zygote
-from bugsmith.harness.interpreter import helper_launch
-from bugsmith.harness.protocol import WorkerSetup
+from bugsmith.harness import config
 from bugsmith.harness.runner import run
+from bugsmith.harness.shared import leftovers, preload, zygote
+from bugsmith.harness.shared.interpreter import helper_launch
+from bugsmith.harness.shared.protocol import WorkerSetup
 
 pytestmark = [pytest.mark.slow,  # real worker processes, and preloaders that import
               pytest.mark.skipif(not zygote.available(), reason="zygotes are forked only on Linux")]
@@ -317,7 +318,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_pool_left_before_it_needs_its_zygote_leaves_none_running(project: Path) -> None:
-    from bugsmith.harness.fork_pool import ForkPool
+    from bugsmith.harness.executors.fork_pool import ForkPool
 
     _verdicts(project, preload=True)
     _ready(project)
@@ -346,7 +347,7 @@ def test_a_zygote_that_imports_more_than_its_preloader_held_gets_it_replaced(pro
 
 def test_a_virtual_environment_inside_the_project_holds_installed_modules_not_the_projects(tmp_path: Path,
                                                                                             monkeypatch) -> None:
-    from bugsmith.harness.child.preloading import Project
+    from bugsmith.harness.child.preloadable import Project
 
     root = tmp_path / "project"
     monkeypatch.setattr(sys, "prefix", str(root / ".venv"))

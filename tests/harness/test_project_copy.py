@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness import project_copy
-from bugsmith.harness.project_copy import ProjectCopy, Relocation, changes, snapshot, sync
-from bugsmith.harness.protocol import Job, Patch, TestResult, Verdict, WorkerSetup
+from bugsmith.harness.executors import project_copy
+from bugsmith.harness.executors.project_copy import ProjectCopy, Relocation, changes, snapshot, sync
+from bugsmith.harness.shared.protocol import Job, Patch, TestResult, Verdict, WorkerSetup
 
 
 @pytest.fixture

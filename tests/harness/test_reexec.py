@@ -15,8 +15,8 @@ from bugsmith.harness.child.activation import NeedsFreshImport
 from bugsmith.harness.child.import_effects import outside_effect, uses_of
 from bugsmith.harness.child.reexec import reexecute, same_value, survey
 from bugsmith.harness.child.worker import run_fresh
-from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.executors.fork_pool import ForkPool
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 
 # Rules built at import by a function of the module, as inflection builds its tables.
 RULES = '''\

@@ -1,5 +1,5 @@
-"""The harness's two rooms stay apart: the child side (harness/child/, code that runs in the
-interpreters the coordinator starts) and the coordinator side share only the protocol leaves."""
+"""The harness's two sides stay apart: the child side (harness/child/, code that runs in the
+interpreters the coordinator starts) and the coordinator share only harness/shared/."""
 
 from __future__ import annotations
 
@@ -9,15 +9,6 @@ from pathlib import Path
 import pytest
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
-# Imported by both sides; they import nothing else of the harness but each other.
-SHARED = {"bugsmith.harness.protocol", "bugsmith.harness.tasks", "bugsmith.harness.interpreter",
-          "bugsmith.harness.tool_state", "bugsmith.harness.sandbox",
-          # the zygote's requests and answers, and the process marks a forked worker rewrites
-          "bugsmith.harness.zygote", "bugsmith.harness.leftovers",
-          # the preloader's requests, its socket's name, and how a pool reaches it
-          "bugsmith.harness.preload"}
-
-
 def _imports(path: Path) -> set[str]:
     """Every bugsmith module `path` imports, at its top or inside a function."""
     found = set()
@@ -42,14 +33,15 @@ def _harness_modules(names: set[str]) -> set[str]:
 
 
 CHILD = sorted((HARNESS / "child").rglob("*.py"))
-COORDINATOR = sorted(p for p in HARNESS.rglob("*.py") if "child" not in p.relative_to(HARNESS).parts)
+SHARED = sorted((HARNESS / "shared").rglob("*.py"))
+COORDINATOR = sorted(p for p in HARNESS.rglob("*.py") if p.relative_to(HARNESS).parts[0] not in ("child", "shared"))
 
 
 @pytest.mark.parametrize("path", CHILD, ids=lambda p: str(p.relative_to(HARNESS)))
 def test_the_child_side_imports_only_itself_and_the_shared_leaves(path: Path) -> None:
     """A child interpreter must not load the coordinator (the store, libcst's pipeline, reports)."""
     outside = {m for m in _harness_modules(_imports(path))
-               if not m.startswith("bugsmith.harness.child") and m not in SHARED}
+               if not m.startswith(("bugsmith.harness.child", "bugsmith.harness.shared"))}
     assert outside == set()
 
 
@@ -59,10 +51,10 @@ def test_the_coordinator_never_imports_the_child_side(path: Path) -> None:
     assert {m for m in _imports(path) if m.startswith("bugsmith.harness.child")} == set()
 
 
-@pytest.mark.parametrize("module", sorted(SHARED))
-def test_the_shared_leaves_import_only_each_other(module: str) -> None:
-    path = HARNESS / (module.removeprefix("bugsmith.harness.") + ".py")
-    assert _harness_modules(_imports(path)) <= SHARED
+@pytest.mark.parametrize("path", SHARED, ids=lambda p: str(p.relative_to(HARNESS)))
+def test_the_shared_leaves_import_only_each_other(path: Path) -> None:
+    """Both sides import harness/shared/, so it may import nothing else of the harness."""
+    assert {m for m in _harness_modules(_imports(path)) if not m.startswith("bugsmith.harness.shared")} == set()
 
 
 def test_the_worker_core_does_not_import_triage() -> None:

@@ -19,8 +19,8 @@ from bugsmith import harness
 from bugsmith.errors import BaselineError, ConfigError
 from bugsmith.harness.child.worker import COLLECT_BASE
 from bugsmith.harness.config import resolve
-from bugsmith.harness.executor import TIMEOUT_CONFIRMATION
-from bugsmith.harness.protocol import FRESH_IMPORT_ALLOWANCE, STRETCH
+from bugsmith.harness.executors.confirmation import TIMEOUT_CONFIRMATION
+from bugsmith.harness.shared.protocol import FRESH_IMPORT_ALLOWANCE, STRETCH
 
 pytestmark = pytest.mark.slow  # every test starts a real run: worker processes, mutants
 

@@ -11,9 +11,9 @@ from toyproject import TOY_MUTATORS
 from bugsmith.harness.config import resolve
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.outcome import Status, TestInfo
-from bugsmith.harness.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.tasks import Coverage
 from bugsmith.harness.speculation import PREFIX, Speculation
-from bugsmith.harness.tasks import Coverage
 from bugsmith.harness.verdict import outcome_of
 from bugsmith.mutators.engine import enumerate_mutants
 

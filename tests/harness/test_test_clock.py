@@ -18,7 +18,7 @@ import pytest
 
 from bugsmith.harness.child.reaper import descendants
 from bugsmith.harness.child.test_clock import TestClock, waited
-from bugsmith.harness.protocol import STRETCH
+from bugsmith.harness.shared.protocol import STRETCH
 
 pytestmark = pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/schedstat"),
                                 reason="the kernel keeps no scheduler statistics here")

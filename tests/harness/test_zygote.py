@@ -1,4 +1,4 @@
-"""Workers forked from a zygote that collected the suite once (harness.zygote): they run jobs,
+"""Workers forked from a zygote that collected the suite once (harness.shared.zygote): they run jobs,
 each with its own mark, log and session; a worker a mutant kills is replaced by a fork (or by an
 interpreter once the zygote is gone); nothing is left running after the pool or the coordinator."""
 
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from toyproject import CALC
 
-from bugsmith.harness import leftovers, zygote
-from bugsmith.harness.fork_pool import ForkPool
-from bugsmith.harness.protocol import Job, Verdict, WorkerSetup
-from bugsmith.harness.sandbox import Mount, Sandbox, SandboxUnavailable, bugsmith_code, require_bwrap
-from bugsmith.harness.zygote import ForkedProcess
+from bugsmith.harness.executors.fork_pool import ForkPool
+from bugsmith.harness.shared import leftovers, zygote
+from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
+from bugsmith.harness.shared.sandbox import Mount, Sandbox, SandboxUnavailable, bugsmith_code, require_bwrap
+from bugsmith.harness.shared.zygote import ForkedProcess
 
 pytestmark = [pytest.mark.slow,  # real worker processes
               pytest.mark.skipif(not zygote.available(), reason="workers are forked only on Linux")]

@@ -3,6 +3,7 @@ site-packages."""
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from pathlib import Path
 
@@ -19,18 +20,30 @@ def pyproject() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def test_every_package_folder_is_declared_and_mapped() -> None:
-    """`packages` names exactly the folders that hold code or package data, each under
-    `bugsmith.`, so a wheel carries every module (a forgotten one only fails once installed)."""
-    setuptools = pyproject()["tool"]["setuptools"]
-    assert setuptools["package-dir"] == {name: folder for folder, name in FOLDERS.items()}
+def _setup_py():
+    spec = importlib.util.spec_from_file_location("bugsmith_setup", REPO / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # its setup() runs only as a script
+    return module
+
+
+def _folders_with_files(root: Path) -> set[str]:
     found = set()
     for folder, name in FOLDERS.items():
-        for path in (REPO / folder).rglob("*"):
-            if path.is_file() and not any(p.startswith((".", "__pycache__")) for p in path.parts):
-                parts = path.parent.relative_to(REPO / folder).parts
-                found.add(".".join((name, *parts)))
-    assert set(setuptools["packages"]) == found
+        for path in (root / folder).rglob("*"):
+            relative = path.relative_to(root / folder)
+            if path.is_file() and not any(p.startswith((".", "__pycache__")) for p in relative.parts):
+                found.add(".".join((name, *relative.parent.parts)))
+    return found
+
+
+def test_every_package_folder_is_declared_and_mapped() -> None:
+    """setup.py finds exactly the folders that hold code or package data, each under
+    `bugsmith.`, so a wheel carries every module (a forgotten one only fails once installed)."""
+    setup = _setup_py()
+    assert setup.PACKAGE_DIR == {name: folder for folder, name in FOLDERS.items()}
+    assert set(setup.packages()) == _folders_with_files(REPO)
+    assert "packages" not in pyproject()["tool"]["setuptools"]  # one list: the one setup.py finds
 
 
 def test_the_checkout_declares_the_corpus_table() -> None:

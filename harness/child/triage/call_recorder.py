@@ -28,9 +28,9 @@ from bugsmith.harness.child.session import (
     protocol_streams,
     suite_arguments,
 )
-from bugsmith.harness.interpreter import Recorded, RecordingRequest, Target, target_key
-from bugsmith.harness.protocol import receive, send
-from bugsmith.harness.tasks import Budget, RecordedCall
+from bugsmith.harness.shared.interpreter import Recorded, RecordingRequest, Target, target_key
+from bugsmith.harness.shared.protocol import receive, send
+from bugsmith.harness.shared.tasks import Budget, RecordedCall
 
 _RETURN_VALUE = dis.opmap["RETURN_VALUE"]
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR

@@ -10,7 +10,7 @@ from typing import Any
 
 from bugsmith.harness.child.recorder import first_lines
 from bugsmith.harness.child.triage.values import first_difference, short
-from bugsmith.harness.tasks import CALL_SECONDS
+from bugsmith.harness.shared.tasks import CALL_SECONDS
 
 
 class _Hung(BaseException):

@@ -1,6 +1,6 @@
 """The child side of triage: replay the suite's calls on a mutant, then search for a witness.
 
-`probe` and `check` are the worker's handlers for ProbeTask and CheckTask (harness.tasks,
+`probe` and `check` are the worker's handlers for ProbeTask and CheckTask (harness.shared.tasks,
 harness.child.worker.HANDLERS): they run inside a forked, time- and memory-limited child of a
 fork-server worker, after nothing else has been activated. A probe holds the original and the
 mutated code of the survivor's function and switches the live function objects between them,
@@ -28,8 +28,8 @@ from bugsmith.harness.child.triage.call_recorder import label
 from bugsmith.harness.child.triage.calls import Result, call, difference
 from bugsmith.harness.child.triage.suggest import suggested_test, test_name
 from bugsmith.harness.child.triage.values import NotLiteral, same, short
-from bugsmith.harness.protocol import Patch
-from bugsmith.harness.tasks import Checked, CheckTask, Classification, Probed, ProbeTask, RecordedCall
+from bugsmith.harness.shared.protocol import Patch
+from bugsmith.harness.shared.tasks import Checked, CheckTask, Classification, Probed, ProbeTask, RecordedCall
 
 RAISED = object()  # the recorded call raised: replay expects the original to refuse it again
 

@@ -1,0 +1,96 @@
+"""An exercise's difficulty during a build: each bug's findability measured once (kept in the
+store), the level of a group of bugs, whether it is the level asked for, and the handout a hard
+exercise gets (without the sentence that gives its bug away).
+
+The builder (harness.exercises.assemble.selection) calls this; the evidence is harness.exercises.findability
+and harness.exercises.measure.probes, the formula harness.exercises.measure.difficulty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from bugsmith.harness.evaluate import combined_source
+from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.measure.clues import clue_of, drop_clues
+from bugsmith.harness.exercises.measure.difficulty import LEVEL_NAMES, difficulty, interacting
+from bugsmith.harness.exercises.measure.probes import Probes
+from bugsmith.harness.exercises.records import Difficulty, ExerciseOptions, Symptom
+from bugsmith.harness.store import Store
+from bugsmith.mutators.mutant import Mutant
+
+FINDABILITY_KIND = "exercise-findability"
+FINDABILITY_VERSION = "findability/2"  # part of its cache key: a new measure re-measures
+
+
+class Levels:
+    """The difficulty side of one problem's build."""
+
+    def __init__(self, options: ExerciseOptions, probes: Probes, store: Store,
+                 key: Callable[[Sequence[Mutant], str], str]) -> None:
+        self.options = options
+        self.probes = probes
+        self.store = store
+        self.key = key
+        self.alone: dict[str, tuple[tuple[Symptom, ...], bool]] = {}  # mutant id -> its symptoms alone, silent
+
+    def remember(self, mutant: Mutant, symptoms: tuple[Symptom, ...], silent: bool) -> None:
+        """What `mutant` alone showed: its findability is measured on it."""
+        self.alone[mutant.id] = (symptoms, silent)
+
+    def fits(self, mutants: Sequence[Mutant], silent: bool) -> bool:
+        """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
+        if not self.options.difficulty:
+            return True
+        if self.options.difficulty == "hard" and len(mutants) > 1 and not self.interact(mutants):
+            return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
+        # One bug's level may be told before its repair search: skip that search if no result of it could fit.
+        full = self.options.bugs > 1 or len(mutants) > 1
+        found = self.findings(mutants, full=full)
+        return difficulty(found, silent=silent, interact=self.interact(mutants)).level == self.options.difficulty
+
+    def score(self, mutants: Sequence[Mutant], silent: bool) -> tuple[tuple[Findability, ...], Difficulty]:
+        """The evidence of every bug (repair search included) and the exercise's difficulty."""
+        found = self.findings(mutants)
+        return found, difficulty(found, silent=silent, interact=self.interact(mutants))
+
+    def interact(self, mutants: Sequence[Mutant]) -> bool:
+        return interacting([[s.test for s in self.alone.get(m.id, ((), True))[0]] for m in mutants])
+
+    def findings(self, mutants: Sequence[Mutant], *, full: bool = True) -> tuple[Findability, ...]:
+        """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
+        comment or docstring sentence that states what its bug contradicts."""
+        found = tuple(self._findability(m, full=full) for m in mutants)
+        if self.options.difficulty != "hard":
+            return found
+        return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
+
+    def handout(self, reference: str, group: Sequence[Mutant], mutants: Sequence[Mutant],
+                found: Sequence[Findability]) -> str:
+        """One file as handed out: `reference` with the bugs of `group` (all in that file), less
+        the clues the evidence says were dropped; `mutants` and `found` are the whole exercise's."""
+        dropped = [m for m, f in zip(mutants, found) if f.clue_dropped and m in group]
+        clues = [clue_of(reference, mutants, m) for m in dropped]
+        return drop_clues(combined_source(reference, group), [c for c in clues if c])
+
+    def _could_fit(self, survey: Findability, silent: bool) -> bool:
+        """Whether some outcome of the repair search (found at once, or never) gives the asked level."""
+        if self.options.difficulty == "hard" and survey.intent:
+            survey = replace(survey, intent=False)  # its handout drops the comment
+        low, high = (LEVEL_NAMES.index(difficulty([replace(survey, repair_tries=tries, repair_searched=True)],
+                                                  silent=silent).level) for tries in (1, None))
+        return low <= LEVEL_NAMES.index(self.options.difficulty) <= high
+
+    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
+        """The evidence of how hard `mutant` alone is to find (cached: it costs runs); without
+        `full`, a survey whose repair search ran only if the asked level depends on it."""
+        key = self.key([mutant], FINDABILITY_VERSION)
+        cached = self.store.extras(FINDABILITY_KIND).get(key)
+        if cached is not None and (cached.get("repair_searched", True) or not full):
+            return Findability.from_dict(cached)
+        symptoms, silent = self.alone.get(mutant.id, ((), True))
+        found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms],
+                                    search=lambda survey: full or self._could_fit(survey, silent))
+        self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
+        return found

@@ -1,0 +1,138 @@
+"""The runs behind an exercise's findability evidence, on the builder's workers.
+
+Two runs per bug, both on the visible tests only (what a candidate has): the mutated program
+under coverage, one context per test, for fault localisation; then an automatic repair search
+that tries every edit bugsmith's own engine proposes on the buggy code (the inverse of the bug
+is among them), at the most suspicious lines first, and counts the tries until one makes the
+visible tests pass. The candidate edits run as a batch on the worker pool, failing tests first
+and stopping at the first failure, so a wrong edit costs one test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from bugsmith.harness.evaluate import Evaluator, combined_source
+from bugsmith.harness.exercises.findability import Findability, is_helper, lines_to_read, names_bug
+from bugsmith.harness.exercises.measure.intent import stated_intent
+from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
+from bugsmith.harness.shared.protocol import Job, Patch, Verdict
+from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
+from bugsmith.mutators import registry
+from bugsmith.mutators.engine import mutants_of_source
+from bugsmith.mutators.mutant import Mutant
+
+# Candidate edits a repair search may try; more is "not found". The engine proposes some ten
+# edits per line, so 50 reaches about the fifth most suspicious line.
+REPAIR_CAP = 50
+
+
+class Probes:
+    """Measures bugs of one problem with an open Evaluator."""
+
+    def __init__(self, ev: Evaluator, visible: Sequence[str], test_sources: Sequence[str]) -> None:
+        self.ev = ev
+        self.visible = tuple(visible)
+        self.test_sources = tuple(test_sources)
+        self.mutators = registry.select(())
+        self._original_edits: dict[str, tuple[Mutant, ...]] = {}
+
+    def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str],
+                search: Callable[[Findability], bool] = lambda survey: True) -> Findability:
+        """The evidence of one bug alone; `failing` are the visible tests it fails. The repair
+        search, which costs up to REPAIR_CAP runs, only if `search` says the survey (all the
+        rest) needs it; else the record says it was skipped."""
+        lines = self.coverage([bug]) or self._baseline_lines()
+        scores = ochiai(lines, failing)
+        where = locate(scores, [bug], bug)
+        survey = Findability(
+            mutant=bug.id, fl_rank=where.rank, fl_lines=where.ranked, repair_tries=None, repair_searched=False,
+            intent=stated_intent(self.ev.sources[bug.file], bug).stated,
+            named=names_bug(bug, self.ev.sources[bug.file], failing, messages),
+            lines_to_read=lines_to_read(lines, failing, self._buggy_sources([bug])),
+            helper=is_helper(bug, self.test_sources),
+        )
+        if not search(survey):
+            return survey
+        return replace(survey, repair_tries=self.repair_tries(bug, scores, failing), repair_searched=True)
+
+    def coverage(self, bugs: Sequence[Mutant]) -> LineMap | None:
+        """The lines each visible test runs on the program with `bugs`; None if it cannot be measured."""
+        job = replace(self.ev.job("coverage", bugs, tests=self.visible), task=CoverageTask(), stop_on_failure=False)
+        verdict = self.ev.run([job]).get("coverage")
+        if verdict is None or not isinstance(verdict.findings, Coverage):
+            return None
+        return verdict.findings.lines
+
+    def _baseline_lines(self) -> LineMap:
+        """The unmutated program's coverage: the next best thing when the mutant's cannot be had."""
+        assert self.ev.baseline is not None
+        visible = frozenset(self.visible)
+        return {f: {n: tuple(t for t in ts if t in visible) for n, ts in by.items()}
+                for f, by in self.ev.baseline.lines.items()}
+
+    def _buggy_sources(self, bugs: Sequence[Mutant]) -> dict[str, str]:
+        sources = dict(self.ev.sources)
+        for file in {b.file for b in bugs}:
+            sources[file] = combined_source(self.ev.sources[file], [b for b in bugs if b.file == file])
+        return sources
+
+    def repair_tries(self, bug: Mutant, scores: dict[Line, float], failing: Sequence[str]) -> int | None:
+        """How many candidate edits, most suspicious lines first, until the visible tests pass."""
+        candidates = self.repair_candidates(bug, scores)[:REPAIR_CAP]
+        tests = (*failing, *(t for t in self.visible if t not in failing))
+        jobs = [self._repair_job(f"repair-{i}", bug, edit, tests) for i, edit in enumerate(candidates)]
+        verdicts = self.ev.run(jobs) if jobs else {}
+        for i in range(len(candidates)):
+            if _all_passed(verdicts.get(f"repair-{i}"), len(tests)):
+                return i + 1
+        return None
+
+    def repair_candidates(self, bug: Mutant, scores: dict[Line, float]) -> list[Mutant]:
+        """Every edit the engine proposes on the buggy program at a line a failing test ran,
+        ordered by the line's suspiciousness (then place, then id: the same order every time)."""
+        buggy = combined_source(self.ev.sources[bug.file], [bug])
+        edits = list(mutants_of_source(buggy, file=bug.file, module=bug.module, mutators=self.mutators).mutants)
+        for file in self.ev.sources:
+            if file != bug.file:
+                edits.extend(self._edits_of_original(file))
+        suspicious = [e for e in edits if e.function is not None and (e.file, e.span.line) in scores]
+        return sorted(suspicious, key=lambda e: (-scores[(e.file, e.span.line)], e.file, e.span.line, e.id))
+
+    def _edits_of_original(self, file: str) -> tuple[Mutant, ...]:
+        if file not in self._original_edits:
+            module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+            self._original_edits[file] = mutants_of_source(self.ev.sources[file], file=file, module=module,
+                                                           mutators=self.mutators).mutants
+        return self._original_edits[file]
+
+    def _repair_job(self, key: str, bug: Mutant, edit: Mutant, tests: Sequence[str]) -> Job:
+        """The buggy program with `edit` applied too (`edit`'s span is in the buggy text when it is
+        in the bug's file)."""
+        root = self.ev.options.root.resolve()
+        buggy = combined_source(self.ev.sources[bug.file], [bug])
+        if edit.file == bug.file:
+            text = combined_source(buggy, [edit])
+            functions = dict.fromkeys([bug.function, edit.function])
+            patches = [Patch(module=bug.module, path=str(root / bug.file), function=f, source=text) for f in functions]
+        else:
+            patches = [Patch(module=bug.module, path=str(root / bug.file), function=bug.function, source=buggy),
+                       Patch(module=edit.module, path=str(root / edit.file), function=edit.function,
+                             source=combined_source(self.ev.sources[edit.file], [edit]))]
+        base = self.ev.job(key, [bug], tests=tests, stop_on_failure=True)
+        first, *rest = patches
+        return replace(base, module=first.module, path=first.path, function=first.function, source=first.source,
+                       extra=tuple(rest))
+
+
+def _all_passed(verdict: Verdict | None, count: int) -> bool:
+    if verdict is None or verdict.timed_out or verdict.error or verdict.died or verdict.missing:
+        return False
+    return len(verdict.results) == count and all(r.outcome == "passed" for r in verdict.results)
+
+
+def visible_test_texts(root: Path, files: Sequence[str]) -> list[str]:
+    """The visible test files' text (which functions they call by name)."""
+    return [(root / f).read_text(encoding="utf-8") for f in files]

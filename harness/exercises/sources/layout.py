@@ -1,0 +1,60 @@
+"""Which files of a problem go where: the candidate's folder, the grader's kit, the handout.
+
+Every tree keeps the project's own relative paths, so the tests import the code as they do
+in the project (`reference.<name>` in the corpus, `mylib` from `src/` in a src layout).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.exercises.sources.catalogue import problem_named
+from bugsmith.harness.exercises.sources.problems import Problem
+
+
+def _read(problem: Problem, paths: tuple[str, ...]) -> dict[str, str]:
+    return {path: problem.read(path) for path in paths}
+
+
+def _problem(root: Path | Problem, name: str) -> Problem:
+    # A Problem, or a root to look the problem up in (the older signature: one lookup per call).
+    return root if isinstance(root, Problem) else problem_named(root, name)
+
+
+def code_files(root: Path | Problem, problem: str = "") -> dict[str, str]:
+    """The problem's code (in the corpus, with problem.md), as the project has it."""
+    found = _problem(root, problem)
+    return _read(found, found.code)
+
+
+def visible_tests(root: Path | Problem, problem: str = "") -> dict[str, str]:
+    found = _problem(root, problem)
+    return _read(found, found.visible)
+
+
+def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
+    """The problem's code with the exercise's bugs in it."""
+    files = code_files(_problem(root, exercise.problem))
+    files.update(exercise.variant)
+    files.update(exercise.buggy)
+    return files
+
+
+def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
+    """One candidate exercise folder: buggy code, visible tests, what they need; no README."""
+    problem = _problem(root, exercise.problem)
+    files = buggy_code(problem, exercise)
+    files.update(_read(problem, problem.visible + problem.support))
+    files.update(problem.candidate_glue)
+    return files
+
+
+def grader_kit(root: Path | Problem, exercise: Exercise | str) -> dict[str, str]:
+    """What grading adds to a submission's code: every test and what the tests need.
+
+    `exercise` is an exercise, or the name of its problem."""
+    problem = _problem(root, exercise if isinstance(exercise, str) else exercise.problem)
+    files = _read(problem, problem.visible + problem.hidden + problem.support + problem.grader_support)
+    files.update(problem.grader_glue)
+    return files
