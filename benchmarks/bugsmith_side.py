@@ -17,7 +17,7 @@ from clock import cpu_seconds
 from bugsmith import harness
 from bugsmith.harness.config import RunOptions, resolve
 from bugsmith.harness.executors.table import local_executor
-from bugsmith.harness.import_time import import_calls, parse_neighbours
+from bugsmith.harness.import_time import called_names_in, import_calls
 from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.store import Store
 
@@ -89,11 +89,11 @@ class _TimedExecutor:
         self.phases["baseline"] = time.monotonic() - self.entered  # as baseline_with
         return found
 
-    def baseline_with(self, spare: Any) -> Any:
+    def baseline_with(self, idle_work: Any) -> Any:
         """The baseline while idle workers run mutants (harness.speculation). It may start as
         soon as the workers do, in a thread of its own, while the run generates mutants: timed
         from the workers' start to its end, which holds that generation."""
-        found = self.inner.baseline_with(spare)
+        found = self.inner.baseline_with(idle_work)
         self.phases["baseline"] = time.monotonic() - self.entered
         return found
 
@@ -182,10 +182,14 @@ def _at_import(result: RunResult, folder: Path) -> set[str]:
 
 def _import_calls(folder: Path, files: Iterable[str]) -> dict[str, Any]:
     # mutmut's copies under mutants/ are not what the tests import.
-    trees = parse_neighbours(sorted(p for p in folder.rglob("*.py")
-                                    if ".bugsmith" not in p.parts and "mutants" not in p.parts))
+    names = {}
+    for path in sorted(p for p in folder.rglob("*.py") if ".bugsmith" not in p.parts and "mutants" not in p.parts):
+        try:
+            names[path] = called_names_in(path.read_bytes())
+        except OSError:
+            continue  # as the runner does: a file it cannot read is left out
     return {file: import_calls((folder / file).read_text(encoding="utf-8"),
-                               (tree for path, tree in trees.items() if path != folder / file))
+                               (called for path, called in names.items() if path != folder / file))
             for file in files}
 
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from bugsmith.harness.shared.interpreter import module_command, worker_env
-from bugsmith.harness.shared.protocol import Job, Ready, Verdict, WorkerSetup, encode, receive, send
+from bugsmith.harness.shared.protocol import Job, Ready, TestOutcome, Verdict, WorkerSetup, encode, receive, send
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -97,7 +97,7 @@ def one_round(root: Path, jobs: int) -> dict[str, float]:
     for n in range(jobs):
         send(worker.stdin, trivial_job(str(n), source_path, source))
         verdict = receive(worker.stdout, Verdict.from_dict)
-        assert verdict is not None and verdict.results and verdict.results[0].outcome == "passed", verdict
+        assert verdict is not None and verdict.results and verdict.results[0].outcome == TestOutcome.PASSED, verdict
         elapsed.append(verdict.elapsed)
         cpu.append(verdict.cpu or 0.0)
     wall = time.perf_counter() - started

@@ -9,7 +9,7 @@ what `mutmut run` writes under mutants/ before any test) makes of the file, from
 benchmarks/.venv-mutmut; bugsmith's is `bugsmith mutants`' (the engine, every family). Files:
 the benchmark targets of compare_mutmut.py (auc, toolz's itertoolz and dicttoolz), the modules
 of the five audit libraries (their sdists, from `--audit-cache` or downloaded into
-benchmarks/.cache) and every module of the eight reference problems. A few seconds.
+benchmarks/.cache) and every module of every reference problem. A few seconds.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 from mutmut_side import MUTMUT_VERSION, count_mutmut_mutants
 from targets import LIBRARIES, REPO, SDIST_CACHE, TOOLZ_VERSION, fetch_sdist
 
+from bugsmith.harness.exercises.sources.catalogue import reference_names
 from bugsmith.mutators.engine import enumerate_mutants
 from bugsmith.mutators.registry import select
 
@@ -55,7 +56,7 @@ def files_to_count(audit_cache: Path) -> list[tuple[str, Path, Path]]:
     for library in LIBRARIES.values():
         sdist = fetch_sdist(library.name, library.version, audit_cache)
         found += [(library.name, sdist, sdist / path) for path in library.paths]
-    for problem in sorted(p for p in (REPO / "reference").iterdir() if (p / "problem.md").is_file()):
+    for problem in (REPO / "reference" / name for name in reference_names(REPO)):
         # reference/auc/auc.py is the auc target itself: counted once.
         found += [("corpus", REPO, path) for path in sorted(problem.glob("*.py"))
                   if path.name not in ("__init__.py", "strategies.py") and problem.name != "auc"]

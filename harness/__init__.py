@@ -17,8 +17,10 @@ __all__ = ["run"]
 def __getattr__(name: str) -> Any:
     # Lazy, so that the worker and helper interpreters (`python -m bugsmith.harness.child.worker`)
     # do not import the whole pipeline.
+    # The run's package is `mutation_run`, not `run`: importing a package `bugsmith.harness.run`
+    # would make this module's attribute `run` that package, hiding the function.
     if name == "run":
-        from bugsmith.harness.runner import run
+        from bugsmith.harness.mutation_run import run
 
         return run
     raise AttributeError(name)

@@ -24,7 +24,7 @@ from typing import Any
 from bugsmith.errors import BaselineError, ConfigError
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.shared.interpreter import SuiteCoverage, module_command
-from bugsmith.harness.shared.protocol import Job, TestResult, Verdict, WorkerSetup, encode
+from bugsmith.harness.shared.protocol import Job, TestOutcome, TestResult, Verdict, WorkerSetup, encode
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 
 CHUNKS_PER_WORKER = 8  # enough that no core idles long behind one slow chunk, few enough forks
@@ -83,7 +83,7 @@ def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict
     passed. `tests` are (id, file) in collection order."""
     verdicts = [verdict for _, verdict in runs]
     results = {r.id: r for verdict in verdicts for r in verdict.results}
-    failed = [r for r in results.values() if r.outcome == "failed"]
+    failed = [r for r in results.values() if r.outcome == TestOutcome.FAILED]
     if failed:
         _raise_red(failed)
     for job, verdict in runs:

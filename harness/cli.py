@@ -23,7 +23,7 @@ from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness import config, terminal
 from bugsmith.harness.executors.table import LOCAL, executor_choices, executor_factory
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.store import Store
+from bugsmith.harness.store import last_run, stored_mutant
 from bugsmith.mutators.family import Family
 
 FAMILIES = click.Choice([family.value for family in Family])
@@ -146,7 +146,7 @@ def report(builtin, **paths) -> None:
     from bugsmith.harness.report import default_targets, render, write_reports
 
     root = config.project_root(Path.cwd(), builtin)
-    result = _last_run(root)
+    result = last_run(root)
     targets = {name.removesuffix("_path"): path for name, path in paths.items() if path}
     to_stdout = [name for name, path in targets.items() if path == "-"]
     if len(to_stdout) > 1:
@@ -164,17 +164,6 @@ def report(builtin, **paths) -> None:
 def _reports_folder(root: Path) -> str:
     table = config.read_table(root / "pyproject.toml") if (root / "pyproject.toml").is_file() else None
     return config.from_table(root, table or {}).reports
-
-
-def _last_run(root: Path) -> RunResult:
-    path = root / config.STORE_DIR / "bugsmith.sqlite"
-    if not path.is_file():
-        raise BugsmithError(f"no bugsmith run in {root} yet: run `bugsmith run` first")
-    store = Store.open_read_only(path)
-    try:
-        return store.last_run()
-    finally:
-        store.close()
 
 
 @cli.command()
@@ -249,7 +238,7 @@ def mutants(paths, families, as_json, builtin) -> None:
             click.echo(json.dumps(mutant.to_dict()))
         else:
             click.echo(f"{mutant.id}  {mutant.file}:{mutant.span.line}  {mutant.operator}: "
-                       f"{terminal._one_line(mutant.original)} -> {terminal._one_line(mutant.mutated)}")
+                       f"{terminal.code_in_one_line(mutant.original)} -> {terminal.code_in_one_line(mutant.mutated)}")
     click.echo(
         f"{len(found.mutants)} mutants in {len(found.files)} files ({found.seconds:.2f} s); dropped "
         f"{found.dropped_duplicates} duplicates, {found.dropped_equivalent} trivially equivalent",
@@ -263,24 +252,14 @@ def mutants(paths, families, as_json, builtin) -> None:
 def show(mutant_id: str, builtin: bool) -> None:
     """Show a mutant: what bug it is, its diff, and its verdict in the last run."""
     root = config.project_root(Path.cwd(), builtin)
-    path = root / config.STORE_DIR / "bugsmith.sqlite"
-    mutant, outcome = None, None
-    if path.is_file():
-        store = Store.open_read_only(path)
-        try:
-            mutant = store.mutant(mutant_id)
-            if mutant is not None:
-                last = store.last_run()
-                outcome = next((o for o in last.outcomes if o.mutant_id == mutant_id), None)
-        finally:
-            store.close()
+    mutant, outcome = stored_mutant(root, mutant_id)
     if mutant is None:
         mutant = _enumerate_one(mutant_id, builtin)
     click.echo(terminal.mutant_details(mutant, outcome))
     from bugsmith.harness.triage import describe, load_findings
 
     finding = load_findings(root).get(mutant_id)
-    if finding is not None and outcome is not None and outcome.status.value == "survived":
+    if finding is not None and outcome is not None and outcome.status is Status.SURVIVED:
         click.echo("\n" + describe(finding))
 
 

@@ -2,21 +2,21 @@
 
 A run enters its executor before it generates mutants, so that the workers import and collect
 the suite meanwhile. On a library whose suite imports quickly the workers are ready long before
-libcst is done (packaging: ready at 0.6 s, mutants generated at 1.8 s), and they sat idle
-until the baseline was asked for. `begin` asks for it at once, from a thread of its own, and
-`EarlyBaseline.result` is where the run would have run it.
+libcst is done, and they would sit idle until the baseline was asked for. `begin` asks for it
+at once, from a thread of its own, and `EarlyBaseline.result` is where the run would have run
+it.
 
 Only the baseline runs in that thread, on an executor nothing else touches until `result`
 returns; the mutants, the store and everything else stay in the calling thread. The
 speculation (harness.speculation), which needs the mutants, joins when they exist
-(`LateSpare.attach`): chunks that ended before learn it then. If the run stops before
+(`DeferredIdleWork.attach`): chunks that ended before learn it then. If the run stops before
 `result` (an interrupt, an error while generating), closing the executor ends the thread's
 work: the fork pool starts no worker once it is closed.
 
 The same thread then runs the control (the unmutated code through the job machinery, which the
 mutants need first), while the run's own process looks up stored verdicts and plans the jobs:
-the two used to follow each other (auc, after an edit: the plan 0.27 s, then the control
-0.2 s). The run waits for it (`EarlyBaseline.controlled`) before it uses the executor again.
+neither needs the other, so they run at the same time. The run waits for it
+(`EarlyBaseline.controlled`) before it uses the executor again.
 """
 
 from __future__ import annotations
@@ -27,52 +27,53 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bugsmith.harness.baseline import Baseline
-from bugsmith.harness.executors.base import Draining, Executor, Spare
+from bugsmith.harness.executors.base import Draining, Executor, IdleWork
 from bugsmith.harness.shared.protocol import Job, Verdict
 
 
-class LateSpare:
-    """A Spare whose jobs exist once the mutants do. Until `attach` it gives none, keeps the
-    chunks' verdicts for the spare it is given then, and leaves one worker idle (the core
+class DeferredIdleWork:
+    """IdleWork whose jobs exist once the mutants do. Until `attach` it gives none, keeps the
+    chunks' verdicts for the IdleWork it is given then, and leaves one worker idle (the core
     generating mutants needs): a third process on two cores slowed libcst by as much as the
     baseline gained."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()  # the baseline's thread calls in, the run's attaches
         self._attached = False
-        self._spare: Spare | None = None
+        self._idle_work: IdleWork | None = None
         self._waiting: list[Verdict] = []
 
-    def attach(self, spare: Spare | None) -> None:
-        """The mutants exist: from now on `spare` (None: no spare jobs) and every worker."""
+    def attach(self, idle_work: IdleWork | None) -> None:
+        """The mutants exist: from now on `idle_work` (None: no jobs for idle workers) and every
+        worker."""
         with self._lock:
-            if spare is not None:
+            if idle_work is not None:
                 for verdict in self._waiting:
-                    spare.chunk_done(verdict)
+                    idle_work.chunk_done(verdict)
             self._waiting.clear()
-            self._spare, self._attached = spare, True
+            self._idle_work, self._attached = idle_work, True
 
     def chunk_done(self, verdict: Verdict) -> None:
         with self._lock:
             if not self._attached:
                 self._waiting.append(verdict)
-            elif self._spare is not None:
-                self._spare.chunk_done(verdict)
+            elif self._idle_work is not None:
+                self._idle_work.chunk_done(verdict)
 
     def next_job(self) -> Job | None:
         with self._lock:
-            return None if self._spare is None else self._spare.next_job()
+            return None if self._idle_work is None else self._idle_work.next_job()
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
+    def job_done(self, job: Job, verdict: Verdict) -> None:
         with self._lock:
-            assert self._spare is not None, "a spare job before the spare"
-            self._spare.settle(job, verdict)
+            assert self._idle_work is not None, "a job for an idle worker before there is any"
+            self._idle_work.job_done(job, verdict)
 
     def width(self, workers: int) -> int:
         with self._lock:
             if not self._attached:
                 return max(1, workers - 1)
-            return workers if self._spare is None else self._spare.width(workers)
+            return workers if self._idle_work is None else self._idle_work.width(workers)
 
 
 class EarlyBaseline:
@@ -124,19 +125,19 @@ class EarlyBaseline:
 
 @dataclass(frozen=True, slots=True)
 class Early:
-    """A baseline started early, and the spare that tells its workers when the mutants exist."""
+    """A baseline started early, and the work that tells its workers when the mutants exist."""
 
     baseline: EarlyBaseline
-    spare: LateSpare
+    idle_work: DeferredIdleWork
 
 
 def begin(executor: Executor, control: Callable[[Executor, Baseline], None] | None = None) -> Early | None:
     """The baseline the entered `executor` would run, started now, then `control(executor,
-    baseline)` in the same thread; `Early.spare.attach` once the mutants exist. None but for the
+    baseline)` in the same thread; `Early.idle_work.attach` once the mutants exist. None but for the
     fork pool (`Draining.drains`): only its use from a second thread is shown safe, as it
     starts no worker once it is left."""
     if not (isinstance(executor, Draining) and executor.drains):
         return None
-    late = LateSpare()
+    late = DeferredIdleWork()
     then = None if control is None else functools.partial(control, executor)
     return Early(EarlyBaseline(lambda: executor.baseline_with(late), then), late)

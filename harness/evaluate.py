@@ -16,8 +16,8 @@ from bugsmith.harness.discovery import source_files
 from bugsmith.harness.executors.base import Executor
 from bugsmith.harness.executors.table import local_executor
 from bugsmith.harness.job_plan import time_limit
+from bugsmith.harness.mutation_run.planning import load_baseline, test_file_hashes, worker_setup
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.runner import load_baseline, test_file_hashes, worker_setup
 from bugsmith.harness.shared.protocol import Job, Patch, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant

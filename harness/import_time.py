@@ -20,7 +20,6 @@ import ast
 from collections.abc import Container, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from pathlib import Path
 
 CALLS_VERSION = "1"  # of `called_names`: a store keeps them by this and the file's bytes
 
@@ -39,7 +38,7 @@ class ImportCalls:
 
 def import_calls(source: str, others: Iterable[ast.AST | frozenset[str]] = ()) -> ImportCalls:
     """The functions of `source` that run while it, or any of `others` (the parsed test files
-    and other modules a run imports, see `parse_neighbours`, or the `called_names` of each), is
+    and other modules a run imports, or the `called_names` of each), is
     imported. Calling a class runs its constructors: test data built at module level (`CASES =
     [Duration(years=0.5)]`) was built by the original `__init__`, however the method is
     swapped later."""
@@ -104,18 +103,6 @@ class _Anything:
 
 
 _ANY = _Anything()
-
-
-def parse_neighbours(paths: Iterable[Path]) -> dict[Path, ast.AST]:
-    """Each readable, parseable file of `paths`, parsed once for every module's `import_calls`.
-    One that cannot be read or parsed is left out: the run reports its own errors."""
-    trees: dict[Path, ast.AST] = {}
-    for path in paths:
-        try:
-            trees[path] = ast.parse(path.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue
-    return trees
 
 
 class _Calls(ast.NodeVisitor):

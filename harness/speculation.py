@@ -24,7 +24,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.import_time import ImportCalls
 from bugsmith.harness.job_plan import Statements, mutant_job, site_lines, timed
 from bugsmith.harness.outcome import TestInfo
-from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestOutcome, TestResult, Verdict
 from bugsmith.harness.shared.tasks import Coverage
 from bugsmith.harness.units import statement_ranges
 from bugsmith.harness.verdict import PROCESS_EXITS
@@ -68,9 +68,9 @@ class Speculation:
     def chunk_done(self, verdict: Verdict) -> None:
         """A baseline chunk ended: its tests' lines and unmutated results are known."""
         self._chunks += 1
-        failed = {r.id for r in verdict.results if r.outcome != "passed"}
+        failed = {r.id for r in verdict.results if r.outcome != TestOutcome.PASSED}
         for result in verdict.results:
-            if result.outcome == "passed" and result.id not in failed:
+            if result.outcome == TestOutcome.PASSED and result.id not in failed:
                 self._passed[result.id] = TestInfo(id=result.id, file=result.id.split("::", 1)[0],
                                                    duration=result.duration)
         if isinstance(verdict.findings, Coverage):
@@ -111,13 +111,13 @@ class Speculation:
     def width(self, workers: int) -> int:
         return workers
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
+    def job_done(self, job: Job, verdict: Verdict) -> None:
         """A speculative job's verdict: keep a kill or the passes, forget anything else."""
         mutant_id = self._running.pop(job.mutant_id, None)
         if mutant_id is None:
             return
-        failed = next((r for r in verdict.results if r.outcome == "failed"), None)
-        passed = {r.id for r in verdict.results if r.outcome == "passed"}
+        failed = next((r for r in verdict.results if r.outcome == TestOutcome.FAILED), None)
+        passed = {r.id for r in verdict.results if r.outcome == TestOutcome.PASSED}
         ran = self._ran.get(mutant_id, _Ran())
         if failed is not None and failed.exception not in PROCESS_EXITS and not verdict.timed_out:
             self._ran[mutant_id] = _Ran(results=ran.results + verdict.results, elapsed=ran.elapsed + verdict.elapsed,

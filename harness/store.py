@@ -309,3 +309,32 @@ class Store:
 
     def extras(self, kind: str) -> dict[str, dict[str, Any]]:
         return {k: json.loads(d) for k, d in self.db.execute("SELECT key, data FROM extras WHERE kind = ?", (kind,))}
+
+
+# What the read-only commands (`report`, `show`) ask of a project's store ---------------------
+def last_run(root: Path) -> RunResult:
+    """The project's most recent run, read from its store without writing to it."""
+    path = root / STORE_DIR / "bugsmith.sqlite"
+    if not path.is_file():
+        raise BugsmithError(f"no bugsmith run in {root} yet: run `bugsmith run` first")
+    store = Store.open_read_only(path)
+    try:
+        return store.last_run()
+    finally:
+        store.close()
+
+
+def stored_mutant(root: Path, mutant_id: str) -> tuple[Mutant | None, Outcome | None]:
+    """A mutant the project's store knows, and its outcome in the last run (None if it has none);
+    (None, None) when the project has no store or the store does not know the mutant."""
+    path = root / STORE_DIR / "bugsmith.sqlite"
+    if not path.is_file():
+        return None, None
+    store = Store.open_read_only(path)
+    try:
+        mutant = store.mutant(mutant_id)
+        if mutant is None:
+            return None, None
+        return mutant, next((o for o in store.last_run().outcomes if o.mutant_id == mutant_id), None)
+    finally:
+        store.close()

@@ -15,16 +15,16 @@ BAR_WIDTH = 28
 def progress_line(done: int, total: int, counts: dict[str, int], eta: float | None) -> str:
     filled = int(BAR_WIDTH * done / total) if total else BAR_WIDTH
     bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-    parts = ", ".join(f"{counts[s.value]} {s.value}" for s in Status if counts.get(s.value))
+    parts = ", ".join(f"{counts[s]} {s}" for s in Status if counts.get(s))
     eta_text = f" ETA {eta:.0f}s" if eta is not None else ""
     return f"[{bar}] {done}/{total} {parts}{eta_text}"
 
 
 def score_so_far(counts: dict[str, int]) -> float | None:
     """The mutation score of the verdicts in so far (same rule as `mutation_score`)."""
-    detected = counts.get(Status.KILLED.value, 0) + counts.get(Status.TIMEOUT.value, 0)
+    detected = counts.get(Status.KILLED, 0) + counts.get(Status.TIMEOUT, 0)
     counted = sum(n for status, n in counts.items()
-                  if status not in (Status.EQUIVALENT.value, Status.ERROR.value))
+                  if status not in (Status.EQUIVALENT, Status.ERROR))
     return 100.0 * detected / counted if counted else None
 
 
@@ -90,7 +90,7 @@ def summary(result: RunResult, survivors_shown: int = 30) -> str:
             mutant = by_id[outcome.mutant_id]
             lines.append(
                 f"  {mutant.id}  {outcome.status.value:<11} {mutant.file}:{mutant.span.line}"
-                f"  {mutant.operator}: {_one_line(mutant.original)} -> {_one_line(mutant.mutated)}"
+                f"  {mutant.operator}: {code_in_one_line(mutant.original)} -> {code_in_one_line(mutant.mutated)}"
             )
         if len(survivors) > survivors_shown:
             lines.append(f"  ... and {len(survivors) - survivors_shown} more (see the report)")
@@ -117,7 +117,8 @@ NOTHING_COVERED = (
 )
 
 
-def _one_line(text: str, limit: int = 50) -> str:
+def code_in_one_line(text: str, limit: int = 50) -> str:
+    """A mutant's original or mutated code on one line of at most `limit` characters."""
     text = " ".join(text.split()) or "(deleted)"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 

@@ -1,10 +1,10 @@
 """The top-level statement that holds a mutant, cut out of the mutated file.
 
 A worker activates a mutant by compiling it and taking one function's code object. Compiling
-the whole mutated file costs 10-13 ms on a 1,500-line module, more than running most
-mutants; compiling only the top-level statement (function or class) around the site costs a
-fraction of that. Blank lines in front keep every line number, so tracebacks and coverage
-still point at the file's real lines.
+the whole mutated file of a large module costs more than running most mutants; compiling
+only the top-level statement (function or class) around the site costs a fraction of that.
+Blank lines in front keep every line number, so tracebacks and coverage still point at the
+file's real lines.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bugsmith.harness.outcome import Failure, Outcome, Status
-from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestOutcome, TestResult, Verdict
 
 SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
 PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})
@@ -30,7 +30,7 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
         "tests_run": len(verdict.results),
         "duration": round(verdict.elapsed, 4),
     }
-    failed = next((r for r in verdict.results if r.outcome == "failed"), None)
+    failed = next((r for r in verdict.results if r.outcome == TestOutcome.FAILED), None)
     if failed is not None and failed.exception in PROCESS_EXITS:
         # The mutant tried to end the test process: under a plain pytest run the suite
         # would stop or report nothing useful, so this is neither a kill nor a survival.
@@ -64,7 +64,7 @@ def outcome_of(job: Job, verdict: Verdict) -> Outcome:
         )
     if verdict.died:
         return Outcome(status=Status.ERROR, detail=verdict.died, **common)
-    passed = {r.id for r in verdict.results if r.outcome == "passed"}
+    passed = {r.id for r in verdict.results if r.outcome == TestOutcome.PASSED}
     if not set(job.tests) <= passed:
         return Outcome(
             status=Status.ERROR,
@@ -84,7 +84,7 @@ def _timeout_detail(job: Job, verdict: Verdict) -> str:
 
 def control_failure(verdict: Verdict) -> str | None:
     """Why a control run (unmutated code) did not pass cleanly, or None if it did."""
-    bad = [r for r in verdict.results if r.outcome != "passed"]
+    bad = [r for r in verdict.results if r.outcome != TestOutcome.PASSED]
     if bad:
         return f"{bad[0].id}: {bad[0].message}"
     if verdict.timed_out:

@@ -78,8 +78,7 @@ class Mutant:
 
     def to_dict(self) -> dict[str, Any]:
         # Built by hand, in field order: asdict deep-copies every field, and a run stores (or
-        # compares with the stored) every mutant's record: 22 ms against 54 ms for the corpus's
-        # 1,426 mutants.
+        # compares with the stored) every mutant's record.
         data = {field.name: getattr(self, field.name) for field in fields(self)}
         data["family"] = self.family.value
         data["span"] = {field.name: getattr(self.span, field.name) for field in fields(self.span)}

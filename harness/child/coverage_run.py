@@ -28,7 +28,7 @@ from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
 from bugsmith.harness.child.session import CollectErrors, StateOutsideTheTree, enter_project, protocol_streams
 from bugsmith.harness.shared.interpreter import SuiteCoverage
-from bugsmith.harness.shared.protocol import TestResult, WorkerSetup, receive, send
+from bugsmith.harness.shared.protocol import TestOutcome, TestResult, WorkerSetup, receive, send
 from bugsmith.harness.shared.tasks import Coverage
 
 
@@ -180,7 +180,7 @@ def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
         collect_errors=tuple(errors.errors),
         tests=tuple((item.nodeid, item.location[0], recorder.durations.get(item.nodeid, 0.0))
                     for item in contexts.collected),
-        failed=tuple(r for r in recorder.results.values() if r.outcome == "failed"),
+        failed=tuple(r for r in recorder.results.values() if r.outcome == TestOutcome.FAILED),
         coverage=children.merge(_lines_by_test(cov, setup.root)),
     )
 
@@ -188,8 +188,8 @@ def _collect_in_this_process(setup: WorkerSetup) -> SuiteCoverage:
 def ready_coverage(setup: WorkerSetup) -> coverage.Coverage:
     """A Coverage for the files under mutation, started and stopped once in the fork server.
 
-    Its first start works out which files to trace (some 45 ms with scientific libraries
-    loaded); started again in a forked child, it only installs its tracer (0.3 ms).
+    Its first start works out which files to trace, which is slow with scientific libraries
+    loaded; started again in a forked child, it only installs its tracer.
     """
     cov = quiet_coverage(setup.sources)
     with _silenced():

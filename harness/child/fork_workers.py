@@ -27,7 +27,7 @@ import pytest
 from bugsmith.harness.child import reaper
 from bugsmith.harness.shared import leftovers
 from bugsmith.harness.shared.protocol import JOB_BUFFER, Ready, encode
-from bugsmith.harness.shared.zygote import Hatch, Hatched
+from bugsmith.harness.shared.zygote import ForkAnswer, ForkRequest
 
 REAP_EVERY = 1.0  # seconds between two collections of ended workers while no request comes
 END_SECONDS = 5.0  # how long the zygote waits, once the pool is done, for its workers to end
@@ -48,23 +48,23 @@ class Zygote:
         the channel, and end the zygote then. Returns only in each forked worker: its own pipes
         (jobs to read, verdicts to write)."""
         self.control.sendall(encode(ready))
-        while (request := self._next()) is not None:
-            hatch, fds = request
+        while (next_request := self._next()) is not None:
+            request, fds = next_request
             if self.refused is not None or len(fds) != 3:
                 for fd in fds:
                     os.close(fd)
-                self._answer(Hatched(error=self.refused or "a request came without its descriptors"))
+                self._answer(ForkAnswer(error=self.refused or "a request came without its descriptors"))
                 continue
             jobs, verdicts, log = fds
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the new worker
-                return self._become_worker(hatch, jobs, verdicts, log, config)
+                return self._become_worker(request, jobs, verdicts, log, config)
             for fd in fds:
                 os.close(fd)
             self.workers.add(pid)
             pidfd = os.pidfd_open(pid)
             try:
-                self._answer(Hatched(pid=pid), pidfd)
+                self._answer(ForkAnswer(pid=pid), pidfd)
             finally:
                 os.close(pidfd)
         self._end()
@@ -72,7 +72,7 @@ class Zygote:
         # session: neither does the zygote, and the pool is not kept waiting while it would.
         os._exit(0)
 
-    def _next(self) -> tuple[Hatch, list[int]] | None:
+    def _next(self) -> tuple[ForkRequest, list[int]] | None:
         """The next request and its descriptors; None when the pool closed the channel. Ended
         workers (and orphans of theirs adopted here) are collected meanwhile."""
         buffer, fds = b"", []
@@ -86,9 +86,9 @@ class Zygote:
                     os.close(fd)
                 return None
             buffer += data
-        return Hatch.from_dict(json.loads(buffer)), fds
+        return ForkRequest.from_dict(json.loads(buffer)), fds
 
-    def _answer(self, answer: Hatched, *fds: int) -> None:
+    def _answer(self, answer: ForkAnswer, *fds: int) -> None:
         socket.send_fds(self.control, [encode(answer)], list(fds))
 
     def _reap(self) -> None:
@@ -103,13 +103,13 @@ class Zygote:
             self._reap()
             time.sleep(0.01)
 
-    def _become_worker(self, hatch: Hatch, jobs: int, verdicts: int, log: int,
+    def _become_worker(self, request: ForkRequest, jobs: int, verdicts: int, log: int,
                        config: pytest.Config) -> tuple[BinaryIO, BinaryIO]:  # pragma: no cover - child
         self.control.close()
         self.workers.clear()
         os.setsid()
         reaper.become_subreaper()
-        leftovers.remark(hatch.mark)
+        leftovers.remark(request.mark)
         _own_stderr(log, config)
         return os.fdopen(jobs, "rb", buffering=JOB_BUFFER), os.fdopen(verdicts, "wb", buffering=0)
 

@@ -1,10 +1,10 @@
 """Fewer page tables to copy at each fork: the worker's heap moved into transparent huge pages.
 
 A fork copies the parent's page tables, and tearing the child down frees them again: for a
-worker that imported pytest, numpy, pandas and scikit-learn (150 MB of anonymous memory, 1,300
-mappings) that is most of a mutant's fixed cost, about 0.1 ms per MB on a 4 KiB page. Memory
-the kernel maps with 2 MiB pages needs one entry where it needed 512. Where transparent huge
-pages are enabled only on request (the `madvise` mode most distributions ship), the worker asks
+worker that imported pytest, numpy, pandas and scikit-learn (a large heap in many mappings)
+that is most of a mutant's fixed cost, and it grows with every megabyte mapped in 4 KiB pages.
+Memory the kernel maps with 2 MiB pages needs one entry where it needed 512. Where transparent
+huge pages are enabled only on request (the `madvise` mode most distributions ship), the worker asks
 for them on its writable anonymous memory once its suite is collected and frozen
 (MADV_HUGEPAGE), and has the kernel move what is already there into them now (MADV_COLLAPSE,
 Linux 6.1+). A child's first write to such a page still copies 4 KiB only: the kernel splits

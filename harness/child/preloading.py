@@ -30,7 +30,7 @@ from bugsmith.harness.child.preloadable import Project
 from bugsmith.harness.shared import leftovers
 from bugsmith.harness.shared.preload import Spawn, Start, peer
 from bugsmith.harness.shared.protocol import encode
-from bugsmith.harness.shared.zygote import Hatched
+from bugsmith.harness.shared.zygote import ForkAnswer
 
 IMPORT_SECONDS = 120  # a preloader whose imports take longer is stuck: SIGALRM ends it
 REQUEST_SECONDS = 5.0  # how long a connection may take to send its request
@@ -142,7 +142,7 @@ class Preloader:
         if stale is not None or len(fds) != 2:
             for fd in fds:
                 os.close(fd)
-            _send(connection, Hatched(error=stale or "a request came without its descriptors"))
+            _send(connection, ForkAnswer(error=stale or "a request came without its descriptors"))
             if stale is None:
                 return None
             _log(f"ends: {stale}")
@@ -157,7 +157,7 @@ class Preloader:
         _log(f"forked zygote {pid}")
         pidfd = os.pidfd_open(pid)
         try:
-            _send(connection, Hatched(pid=pid), pidfd)
+            _send(connection, ForkAnswer(pid=pid), pidfd)
         finally:
             os.close(pidfd)
         return None
@@ -233,7 +233,7 @@ def _map_module_files() -> None:
     """Have inspect map every imported module's file now: coverage asks for the module of each
     frame on the stack whenever it makes its collector (`short_stack`, in each worker's first
     baseline chunk), and inspect then maps the file of every module imported so far, a realpath
-    each (60 ms in a worker with scientific libraries loaded, 9 ms once they are mapped here).
+    each, many of them with scientific libraries loaded: mapped here, no worker maps them again.
     A zygote forked from here maps only what it imports itself; the maps are the ones a fresh
     interpreter builds, in the same order."""
     inspect.getmodule(sys._getframe())  # a frame has no __module__: inspect maps the files
@@ -258,7 +258,7 @@ def _request(connection: socket.socket) -> tuple[Spawn, list[int]] | None:
         return None
 
 
-def _send(connection: socket.socket, answer: Hatched, *fds: int) -> None:
+def _send(connection: socket.socket, answer: ForkAnswer, *fds: int) -> None:
     try:
         socket.send_fds(connection, [encode(answer)], list(fds))
     except OSError:

@@ -30,7 +30,7 @@ KILL_SECONDS = 5.0  # a process in uninterruptible sleep may take a while to die
 @functools.cache
 def _libc_prctl() -> Any:
     """libc's prctl, looked up once: the worker's first call leaves it ready in every child,
-    which would otherwise spend 0.7 ms of each mutant loading the library again."""
+    which would otherwise load the library again for each mutant."""
     if not sys.platform.startswith("linux"):
         return None
     try:

@@ -15,7 +15,7 @@ import pytest
 from _pytest.outcomes import Skipped
 from _pytest.reports import TestReport
 
-from bugsmith.harness.shared.protocol import TestResult
+from bugsmith.harness.shared.protocol import TestOutcome, TestResult
 
 MESSAGE_LIMIT = 600
 
@@ -72,7 +72,7 @@ class Recorder:
         if report.failed:
             exception, _, message = _last_error_line(report).partition(": ")
             self.collect_failures.append(TestResult(
-                id=report.nodeid, outcome="failed", when="collect",
+                id=report.nodeid, outcome=TestOutcome.FAILED, when="collect",
                 exception=exception if exception.isidentifier() else "CollectError",
                 message=message if exception.isidentifier() else exception, in_source=False))
 
@@ -88,12 +88,12 @@ class Recorder:
             first = self.collect_failures[0]
             if import_error is None:
                 return first
-            return TestResult(id=first.id, outcome="failed", when="collect",
+            return TestResult(id=first.id, outcome=TestOutcome.FAILED, when="collect",
                               exception=type(import_error).__name__, message=first_lines(import_error),
                               in_source=True)
         if import_error is None or self.results:
             return None
-        return TestResult(id=_importer(import_error, root), outcome="failed", when="collect",
+        return TestResult(id=_importer(import_error, root), outcome=TestOutcome.FAILED, when="collect",
                           exception=type(import_error).__name__, message=first_lines(import_error),
                           in_source=True)
 
@@ -127,7 +127,7 @@ class Recorder:
         # Held until logreport: the xfail machinery may still turn this failure into a skip.
         self._pending[(nodeid, call.when)] = TestResult(
             id=nodeid,
-            outcome="failed",
+            outcome=TestOutcome.FAILED,
             when=call.when,
             exception=exception,
             message=first_lines(excinfo.value),
@@ -141,11 +141,11 @@ class Recorder:
         if report.failed and report.nodeid not in self.results:
             self.failed.append(report.nodeid)
             self.results[report.nodeid] = pending or TestResult(
-                id=report.nodeid, outcome="failed", when=report.when,
+                id=report.nodeid, outcome=TestOutcome.FAILED, when=report.when,
                 exception="Failed", message=str(report.longrepr)[:MESSAGE_LIMIT],
             )
         elif report.when == "teardown" and report.nodeid not in self.results:
             self.results[report.nodeid] = TestResult(
-                id=report.nodeid, outcome="passed", when="call",
+                id=report.nodeid, outcome=TestOutcome.PASSED, when="call",
                 duration=self.durations.get(report.nodeid, 0.0),
             )

@@ -59,6 +59,7 @@ from bugsmith.harness.shared.protocol import (
     Note,
     Patch,
     Ready,
+    TestOutcome,
     TestResult,
     Verdict,
     WorkerSetup,
@@ -243,7 +244,7 @@ class ForkServer(CollectErrors):
                 break
             results.append(result)
             send(out, Note(result=result))  # survives a later os._exit
-            if result.outcome == "failed" and job.stop_on_failure:
+            if result.outcome == TestOutcome.FAILED and job.stop_on_failure:
                 break
         send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
@@ -264,7 +265,7 @@ class ForkServer(CollectErrors):
                 importer = reexec.first_importer(job.module, job.test_files, self.setup.root)
                 if importer is not None:  # as harness.child.recorder reports a broken collection
                     return Verdict(mutant_id=job.mutant_id, results=(TestResult(
-                        id=importer, outcome="failed", when="collect", exception=type(failed.error).__name__,
+                        id=importer, outcome=TestOutcome.FAILED, when="collect", exception=type(failed.error).__name__,
                         message=first_lines(failed.error), in_source=True),))
             except BaseException:  # noqa: BLE001, S110 - a fresh interpreter says what the mutant does to an import
                 pass

@@ -10,7 +10,7 @@ Every executor runs the same jobs (harness.shared.protocol) and gives the same v
 | `dask`       | harness.executors.distributed.DaskExecutor        | a fork-server pool on a Dask cluster's workers |
 
 `fork` is the default; `--isolation subprocess` picks the portable mode, `--executor dask` a
-cluster. The runner, the exercise evaluator and triage take an Executor from `open_executor`
+cluster. The run (harness.mutation_run), the exercise evaluator and triage take an Executor from `open_executor`
 (or a caller's factory) and never ask which one they hold. The rule all of them share, that a
 timeout on a loaded machine gets one longer second run, is harness.executors.confirmation.
 """
@@ -54,8 +54,8 @@ class Executor(Protocol):
         ...
 
 
-class Spare(Protocol):
-    """Work for workers that the baseline leaves idle (harness.speculation.Speculation)."""
+class IdleWork(Protocol):
+    """Jobs for workers that the baseline's last chunks leave idle (harness.speculation.Speculation)."""
 
     def chunk_done(self, verdict: Verdict) -> None:
         """A baseline chunk's verdict, as it comes in."""
@@ -65,7 +65,7 @@ class Spare(Protocol):
         """A job for an idle worker, or None for now."""
         ...
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
+    def job_done(self, job: Job, verdict: Verdict) -> None:
         """The verdict of a job `next_job` gave; a timeout is not confirmed (the pool runs the job
         once): it proves no hang, and the mutant must run again, confirmed, to get a verdict."""
         ...
@@ -76,19 +76,20 @@ class Spare(Protocol):
         ...
 
 
+
 @runtime_checkable
 class Draining(Protocol):
-    """An executor that can run spare jobs while its baseline's last chunks drain (the fork pool)."""
+    """An executor that can give idle workers jobs while its baseline's last chunks drain (the fork pool)."""
 
     @property
     def drains(self) -> bool:
-        """Whether `baseline_with` gives spare jobs (an executor in a copy says for the one in
+        """Whether `baseline_with` gives idle workers jobs (an executor in a copy says for the one in
         it); such an executor's baseline may run on a thread of its own while the run goes on
         (harness.early_baseline): it starts no worker once it is left."""
         ...
 
-    def baseline_with(self, spare: Spare) -> Baseline:
-        """`baseline()`, giving `spare`'s jobs to workers that have no chunk left to run."""
+    def baseline_with(self, idle_work: IdleWork) -> Baseline:
+        """`baseline()`, giving `idle_work`'s jobs to workers that have no chunk left to run."""
         ...
 
 

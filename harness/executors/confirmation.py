@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.shared.protocol import Job, TestOutcome, TestResult, Verdict
 
 # Every timeout is confirmed once with this many times the limit: a process starved on a loaded
 # machine, and a mutant that only makes a test slower (plain pytest would pass it), must not be
@@ -49,7 +49,7 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     results are `carried_over` into the verdict that ends the chain, `with_carried`): a mutant
     that slows one test down after eighty that pass paid for those eighty once per confirmation,
     up to four times in all. A test's result is taken not to depend on the tests run before it,
-    as the adaptive order (harness.runner.KillOrder) already takes it."""
+    as the adaptive order (harness.mutation_run.kill_order.KillOrder) already takes it."""
     first = first or job
     own = dict(zip(first.tests, first.limits, strict=True)) if len(first.limits) == len(first.tests) else {}
     probe = dict(zip(first.tests, first.probes, strict=True)) if len(first.probes) == len(first.tests) else own
@@ -57,7 +57,7 @@ def confirm_timeout(job: Job, verdict: Verdict | None = None, *, done: int = 0, 
     stuck = None if verdict is None else verdict.running
     if stuck in tests and len(limits) == len(tests) and set(tests) <= own.keys():
         position = tests.index(stuck)
-        passed = {result.id for result in verdict.results if result.outcome == "passed"} if verdict else set()
+        passed = {result.id for result in verdict.results if result.outcome == TestOutcome.PASSED} if verdict else set()
         tests = tuple(test for test in tests[:position] if test not in passed) + tests[position + 1:] + (stuck,)
         moved = set(tests[len(tests) - done - 1:])  # this one and those earlier confirmations moved
         every = done + 1 >= MAX_CONFIRMATIONS or verdict is None or not had_the_cpu(verdict)

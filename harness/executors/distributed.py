@@ -256,8 +256,8 @@ class DaskExecutor:
         return set(done)
 
     def _batches(self, jobs: Sequence[Job]) -> Iterator[list[Job]]:
-        # About eight batches per thread: a batch costs Dask ~10 ms, but coarser batches left
-        # threads idle at the end of a run (one slow mutant holds up its whole batch).
+        # About eight batches per thread: each batch has a fixed cost in Dask, but coarser batches
+        # left threads idle at the end of a run (one slow mutant holds up its whole batch).
         threads = max(1, sum(self._client.nthreads().values()))
         size = max(1, min(BATCH_LIMIT, len(jobs) // (threads * BATCHES_PER_THREAD)))
         for start in range(0, len(jobs), size):

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
-from bugsmith.harness.executors.base import OnVerdict, Prepare, Spare
+from bugsmith.harness.executors.base import IdleWork, OnVerdict, Prepare
 from bugsmith.harness.executors.confirmation import carried_over, next_confirmation, with_carried
 from bugsmith.harness.shared import leftovers, preload, zygote
 from bugsmith.harness.shared.interpreter import helper_launch
@@ -44,14 +44,14 @@ from bugsmith.harness.shared.protocol import (
     send,
 )
 from bugsmith.harness.shared.sandbox import Sandbox
-from bugsmith.harness.shared.zygote import CannotHatch, ForkedProcess, Hatch
+from bugsmith.harness.shared.zygote import ForkedProcess, ForkRefused, ForkRequest
 from bugsmith.harness.verdict import control_failure
 
 _EXCEPTION_LINE = re.compile(r"[\w.]+(Error|Exception|Warning|Exit|Interrupt)\b(:|$)")
 More = Callable[[Sequence[Job]], Job | None]  # a job for a worker with these queued, when none is pending
 QUEUE_DEPTH = 2  # jobs sent ahead to each worker
-# How far down the queue `apart` looks for a job of a function that no worker holds.
-APART_WINDOW = 64
+# How far down the queue `first_without_sibling` looks for a job of a function that no worker holds.
+SIBLING_WINDOW = 64
 PIPE_ROOM = 60_000  # bytes: a job queued behind another must fit in the pipe (64 KiB on Linux),
 # so that sending it never blocks this process while the worker is busy
 # A job carries its mutated file twice (whole, and the top-level statement it compiles): from a
@@ -152,18 +152,18 @@ class _Worker:
     @classmethod
     def preloaded(cls, asked: Asked, setup: WorkerSetup, log_dir: Path, mark: str) -> _Worker | None:
         """The zygote `asked` gives, sent its setup as a launched one is; None if it gives none."""
-        hatched = asked.zygote()
-        if hatched is None:
+        forked = asked.zygote()
+        if forked is None:
             return None
-        process, ours = hatched
+        process, ours = forked
         return cls._on_socket(process, ours, setup, log_dir / "zygote.log", mark)
 
-    def hatch(self, number: int, log_dir: Path, mark: str) -> _Worker:
-        """A worker forked from this one, a zygote that has collected the suite (CannotHatch if
+    def fork_worker(self, number: int, log_dir: Path, mark: str) -> _Worker:
+        """A worker forked from this one, a zygote that has collected the suite (ForkRefused if
         it cannot); it says it is ready as a worker started as an interpreter would."""
         assert self.control is not None
         log_path = log_dir / f"worker-{number}.log"
-        process, stdin, stdout = zygote.hatch(self.control, Hatch(number=number, mark=mark), log_path)
+        process, stdin, stdout = zygote.ask_for_worker(self.control, ForkRequest(number=number, mark=mark), log_path)
         return _Worker(process, stdin, stdout, log_path, mark)
 
     def wait_ready(self) -> list[tuple[str, str]]:
@@ -302,9 +302,9 @@ class ForkPool:
         self.tests: list[tuple[str, str]] = []  # (id, file) in collection order
         self.attempts: dict[str, int] = {}
         self.confirmed: dict[str, int] = {}  # timeouts re-run, by mutant
-        # Jobs a Spare gave (`more`): their timeout is forgotten and the mutant runs whole later,
+        # Jobs IdleWork gave (`more`): their timeout is forgotten and the mutant runs whole later,
         # confirmed then; confirming it here would only add the longer waits to the baseline.
-        self.spared: set[str] = set()
+        self.from_idle_work: set[str] = set()
         self.firsts: dict[str, Job] = {}  # a timeout being confirmed: its job as it first ran
         self.carried: dict[str, tuple[TestResult, ...]] = {}  # and what passed in its earlier runs
         self._started = 0
@@ -403,15 +403,15 @@ class ForkPool:
         """The suite once on unmutated code, with per-test coverage, on every worker at once."""
         return self.baseline_with(None)
 
-    def baseline_with(self, spare: Spare | None) -> Baseline:
-        """`baseline()`; a worker with no chunk left to run takes `spare`'s jobs meanwhile."""
+    def baseline_with(self, idle_work: IdleWork | None) -> Baseline:
+        """`baseline()`; a worker with no chunk left to run takes `idle_work`'s jobs meanwhile."""
         try:
-            return self._baseline_with(spare)
+            return self._baseline_with(idle_work)
         except Exception as error:  # noqa: BLE001 - from another thread the pool was left under it
             self._refuse_if_closed(error)
             raise
 
-    def _baseline_with(self, spare: Spare | None) -> Baseline:
+    def _baseline_with(self, idle_work: IdleWork | None) -> Baseline:
         started = time.monotonic()
         self._wait_ready()
         runs: list[tuple[Job, Verdict]] = []
@@ -420,21 +420,22 @@ class ForkPool:
 
         def on_verdict(job: Job, verdict: Verdict) -> None:
             if job.mutant_id not in left:
-                assert spare is not None
-                spare.settle(job, verdict)
+                assert idle_work is not None
+                idle_work.job_done(job, verdict)
                 return
             left.discard(job.mutant_id)
             runs.append((job, verdict))
-            if spare is not None:
-                spare.chunk_done(verdict)
+            if idle_work is not None:
+                idle_work.chunk_done(verdict)
 
         def more(queued: Sequence[Job]) -> Job | None:
-            # Only behind no chunk: a spare job must not wait for one, nor delay the last one.
-            if spare is None or not left or any(job.mutant_id in left for job in queued):
+            # Only behind no chunk: an idle worker's job must not wait for one, nor delay the last one.
+            if idle_work is None or not left or any(job.mutant_id in left for job in queued):
                 return None
-            return spare.next_job()
+            return idle_work.next_job()
 
-        self.run(chunks, on_verdict, more=more, width=None if spare is None else lambda: spare.width(len(self.workers)))
+        self.run(chunks, on_verdict, more=more,
+                 width=None if idle_work is None else lambda: idle_work.width(len(self.workers)))
         return assemble(self.tests, runs, started)
 
     def _spawn(self) -> _Worker:
@@ -444,8 +445,8 @@ class ForkPool:
         mark = leftovers.member_mark(self._mark, self._started)
         if self.zygote is not None:
             try:
-                return self.zygote.hatch(self._started, self.log_dir, mark)
-            except CannotHatch:
+                return self.zygote.fork_worker(self._started, self.log_dir, mark)
+            except ForkRefused:
                 self.zygote.stop()  # gone or stuck: interpreters from now on
                 self.zygote = None
         return _Worker.launch(self.setup, f"worker-{self._started}", self.log_dir, mark, self.sandbox)
@@ -522,11 +523,12 @@ class ForkPool:
               prepared: set[str]) -> None:
         """Send `worker` the next pending job (or one `more` gives), if there is one and it fits."""
         if not pending and (extra := more(tuple(worker.jobs))) is not None:
-            self.spared.add(extra.mutant_id)
+            self.from_idle_work.add(extra.mutant_id)
             pending.append(extra)
         if not pending:
             return
-        index = apart(pending, {(sent.path, sent.function) for other in self.workers for sent in other.jobs})
+        held = {(sent.path, sent.function) for other in self.workers for sent in other.jobs}
+        index = first_without_sibling(pending, held)
         job = pending[index] if pending[index].mutant_id in prepared else prepare(pending[index])
         if worker.offer(job):
             prepared.add(job.mutant_id)
@@ -547,8 +549,8 @@ class ForkPool:
         return worker
 
     def _settle(self, job: Job, verdict: Verdict, pending: deque[Job], on_verdict: OnVerdict) -> None:
-        if job.mutant_id in self.spared:  # once: when the mutant runs whole later, it is confirmed
-            self.spared.discard(job.mutant_id)
+        if job.mutant_id in self.from_idle_work:  # once: when the mutant runs whole later, it is confirmed
+            self.from_idle_work.discard(job.mutant_id)
             on_verdict(job, verdict)
             return
         first = self.firsts.setdefault(job.mutant_id, job)  # the job as it first ran
@@ -595,20 +597,19 @@ class ForkPool:
         return fresh
 
 
-def apart(pending: Sequence[Job], held: set[tuple[str, str | None]]) -> int:
-    """The index of the next job to send: the first of the next APART_WINDOW whose function no
+def first_without_sibling(pending: Sequence[Job], held: set[tuple[str, str | None]]) -> int:
+    """The index of the next job to send: the first of the next SIBLING_WINDOW whose function no
     worker holds (`held`, by path and function), else the first.
 
-    A job is prepared as it is sent (the adaptive order, harness.runner.KillOrder), with what
+    A job is prepared as it is sent (the adaptive order, harness.mutation_run.kill_order.KillOrder), with what
     the verdicts of its function's other mutants taught; a sibling still running has taught
     nothing yet. The rounds of `KillOrder.interleave` keep siblings apart only by count, while
     one mutant that passes 89 of its 90 tests runs as long as a hundred quick ones on the other
-    worker: in a loaded corpus run, extra_trees' `grow_tree` had such mutants prepared while a
-    sibling that the same rare test killed still ran (7.1 worker-seconds of passing tests before
-    their killer; none once held back). Jobs outside any function (a baseline's chunks, a
-    control, a mutant of module-level code) are never held back; only the order of the jobs
-    changes."""
-    for index, job in enumerate(itertools.islice(pending, APART_WINDOW)):
+    worker: mutants were then prepared while a sibling that the same rare test kills still ran,
+    and ran their passing tests before that killer. Jobs outside any function (a baseline's
+    chunks, a control, a mutant of module-level code) are never held back; only the order of the
+    jobs changes."""
+    for index, job in enumerate(itertools.islice(pending, SIBLING_WINDOW)):
         if job.function is None or (job.path, job.function) not in held:
             return index
     return 0

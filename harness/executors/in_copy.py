@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bugsmith.harness.baseline import Baseline
-from bugsmith.harness.executors.base import Draining, Executor, OnVerdict, Prepare, Spare
+from bugsmith.harness.executors.base import Draining, Executor, IdleWork, OnVerdict, Prepare
 from bugsmith.harness.executors.project_copy import ProjectCopy, Relocation, changes, snapshot
 from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 
@@ -64,12 +64,12 @@ class InCopy:
     def baseline(self) -> Baseline:
         return self.baseline_with(None)
 
-    def baseline_with(self, spare: Spare | None) -> Baseline:
-        """`baseline()`, with `spare`'s jobs for idle workers if the executor inside can take them."""
+    def baseline_with(self, idle_work: IdleWork | None) -> Baseline:
+        """`baseline()`, with `idle_work`'s jobs for idle workers if the executor inside can take them."""
         copy, inner = self._parts()
         # Against the project's snapshot at the sync: workers collecting since then count too.
-        if spare is not None and isinstance(inner, Draining):
-            found = inner.baseline_with(_Relocated(spare, copy.relocation))
+        if idle_work is not None and isinstance(inner, Draining):
+            found = inner.baseline_with(_Relocated(idle_work, copy.relocation))
         else:
             found = inner.baseline()
         written = changes(copy.snapshot, snapshot(copy.folder))
@@ -89,21 +89,21 @@ class InCopy:
 
 
 class _Relocated:
-    """A Spare whose jobs go into the copy and whose verdicts come home, as `InCopy.run` does."""
+    """IdleWork whose jobs go into the copy and whose verdicts come home, as `InCopy.run` does."""
 
-    def __init__(self, spare: Spare, relocation: Relocation) -> None:
-        self.spare = spare
+    def __init__(self, idle_work: IdleWork, relocation: Relocation) -> None:
+        self.idle_work = idle_work
         self.relocation = relocation
 
     def chunk_done(self, verdict: Verdict) -> None:
-        self.spare.chunk_done(verdict)  # test ids and coverage's relative paths are the same in the copy
+        self.idle_work.chunk_done(verdict)  # test ids and coverage's relative paths are the same in the copy
 
     def next_job(self) -> Job | None:
-        job = self.spare.next_job()
+        job = self.idle_work.next_job()
         return None if job is None else self.relocation.job(job)
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
-        self.spare.settle(self.relocation.job_home(job), self.relocation.verdict_home(verdict))
+    def job_done(self, job: Job, verdict: Verdict) -> None:
+        self.idle_work.job_done(self.relocation.job_home(job), self.relocation.verdict_home(verdict))
 
     def width(self, workers: int) -> int:
-        return self.spare.width(workers)
+        return self.idle_work.width(workers)

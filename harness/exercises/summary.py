@@ -10,6 +10,8 @@ from bugsmith.harness.exercises.assemble.stats import ProblemPool
 from bugsmith.harness.exercises.judge.grading import Grade
 from bugsmith.harness.exercises.judge.scoring import SuiteScore
 from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.outcome import Status
+from bugsmith.harness.shared.protocol import TestOutcome
 
 
 def statistics(exercises: Sequence[Exercise]) -> dict[str, Any]:
@@ -50,11 +52,12 @@ def grade_text(grade: Grade, *, verbose: bool = False) -> str:
     lines = []
     if verbose:
         lines += [f"{'hidden ' if t.hidden else 'visible'}  {t.outcome:<8} {t.id}"
-                  + (f"\n    {t.message}" if t.message and t.outcome != "passed" else "") for t in grade.tests]
+                  + (f"\n    {t.message}" if t.message and t.outcome != TestOutcome.PASSED else "")
+                  for t in grade.tests]
     lines.append(f"{grade.exercise_id} ({grade.problem}): {'PASS' if grade.passed else 'FAIL'}: {_reason(grade)}")
     lines.append("  tests      " + _tests_line(grade))
     if not verbose:
-        for test in [t for t in grade.tests if t.outcome != "passed"][:SHOWN_FAILURES]:
+        for test in [t for t in grade.tests if t.outcome != TestOutcome.PASSED][:SHOWN_FAILURES]:
             lines.append(f"             {test.outcome}: {test.id}" + (f": {test.message}" if test.message else ""))
     for bug in grade.bugs:
         state = {True: "fixed", False: f"not fixed ({len(bug.failing)} of its tests fail)",
@@ -85,13 +88,13 @@ def _reason(grade: Grade) -> str:
 
 
 def _tests_line(grade: Grade) -> str:
-    passed = sum(t.outcome == "passed" for t in grade.tests)
-    failing = [t for t in grade.tests if t.outcome != "passed"]
+    passed = sum(t.outcome == TestOutcome.PASSED for t in grade.tests)
+    failing = [t for t in grade.tests if t.outcome != TestOutcome.PASSED]
     line = f"{passed}/{len(grade.tests)} pass"
     if failing:
         hidden = sum(t.hidden for t in failing)
         line += f"; {len(failing)} do not ({len(failing) - hidden} visible, {hidden} held back)"
-    timeouts = sum(t.outcome == "timeout" for t in grade.tests)
+    timeouts = sum(t.outcome == TestOutcome.TIMEOUT for t in grade.tests)
     if timeouts:
         line += f"; {timeouts} ran past the time limit per test"
     return line + ("; the grading ran out of time" if grade.timed_out else "")
@@ -120,7 +123,7 @@ def score_text(score: SuiteScore, *, verbose: bool = False) -> str:
     runs, and the suggested tests, the two most telling in full; every missed bug when `verbose`."""
     missed = len(score.survivors)
     unrun = sum(not s.covered for s in score.survivors)
-    detected = score.counts.get("killed", 0) + score.counts.get("timeout", 0)
+    detected = score.counts.get(Status.KILLED, 0) + score.counts.get(Status.TIMEOUT, 0)
     where = ("NOT SANDBOXED (--no-sandbox): the candidate's tests ran with your rights" if not score.sandboxed
              else "sandboxed" + (f", {score.controls} disguised controls passed" if score.controls else ""))
     lines = [f"{score.problem}: {score.tests} tests; mutation score "
@@ -156,7 +159,7 @@ def score_text(score: SuiteScore, *, verbose: bool = False) -> str:
     if verbose and score.survivors:
         lines += ["", f"{missed} missed bugs:"]
         for survivor in score.survivors:
-            state = survivor.classification or ("survived" if survivor.covered else "no test runs it")
+            state = survivor.classification or (Status.SURVIVED if survivor.covered else "no test runs it")
             lines.append(f"  {survivor.mutant_id}  {survivor.location}  {survivor.operator}  [{state}]")
             if survivor.explanation:
                 lines.append(f"      {survivor.explanation}")

@@ -20,12 +20,13 @@ import jinja2
 from markupsafe import Markup, escape
 
 from bugsmith.harness.corpus import cache_subfolder
-from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.report.about import homepage, version
 from bugsmith.harness.report.highlight import Site, highlight, source_lines
 from bugsmith.harness.report.section_cache import SectionCache, section_key
 from bugsmith.harness.report.view import (
     FAMILY_ORDER,
+    PENDING,
     SEVERITY,
     STATUS_ORDER,
     FileView,
@@ -42,13 +43,13 @@ from bugsmith.harness.report.wording import percent, seconds, slug
 _BACKQUOTED = re.compile(r"(`[^`\n]+`)")
 COVERED_CAP = 25  # covering tests listed per survivor; a hot line can be covered by hundreds
 STATUS_HELP = {
-    "killed": "a test failed: the bug was caught",
-    "survived": "every covering test passed: the bug went unnoticed",
-    "timeout": "the tests hung; counted as caught",
-    "no coverage": "no test runs this line",
-    "error": "the mutant could not be run; not counted",
-    "equivalent": "behaves exactly like the original; not counted",
-    "pending": "not run yet (the run was interrupted)",
+    Status.KILLED: "a test failed: the bug was caught",
+    Status.SURVIVED: "every covering test passed: the bug went unnoticed",
+    Status.TIMEOUT: "the tests hung; counted as caught",
+    Status.NO_COVERAGE: "no test runs this line",
+    Status.ERROR: "the mutant could not be run; not counted",
+    Status.EQUIVALENT: "behaves exactly like the original; not counted",
+    PENDING: "not run yet (the run was interrupted)",
 }
 
 
@@ -154,7 +155,7 @@ def prose(text: str) -> Markup:
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """The page's template compiled once per version of its text (jinja checks the source's
-    checksum), in bugsmith's user cache: compiling it took 55 ms of every run's report. A
+    checksum), in bugsmith's user cache, so that a run's report does not compile it again. A
     folder that cannot be written is no cache."""
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from bugsmith.harness.outcome import RunResult
-from bugsmith.harness.report.view import FileView, MutantView, TriageFindings, build_view
+from bugsmith.harness.outcome import RunResult, Status
+from bugsmith.harness.report.view import PENDING, FileView, MutantView, TriageFindings, build_view
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_FAILED = frozenset({"survived", "no coverage"})
-_SKIPPED = frozenset({"equivalent", "error", "pending"})
+_FAILED = frozenset({Status.SURVIVED, Status.NO_COVERAGE})
+_SKIPPED = frozenset({Status.EQUIVALENT, Status.ERROR, PENDING})
 
 
 def junit_xml(result: RunResult, *, triage: TriageFindings | None = None) -> str:
@@ -51,7 +51,7 @@ def _case(view: MutantView) -> ET.Element:
     )
     detail = outcome.detail if outcome else ""
     if view.status in _FAILED:
-        what = "survived" if view.status == "survived" else "not covered by any test"
+        what = "survived" if view.status == Status.SURVIVED else "not covered by any test"
         failure = _element(
             "failure",
             type=view.status,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.report.view import STATUS_ORDER, MutantView, TriageFindings, build_view
 from bugsmith.harness.report.wording import percent, plural, seconds
 
@@ -31,7 +31,7 @@ def markdown_summary(
     view = build_view(result, triage)
     t = view.tally
     high, low = view.thresholds
-    statuses = [s for s in STATUS_ORDER if t.counts[s] or s in ("killed", "survived")]
+    statuses = [s for s in STATUS_ORDER if t.counts[s] or s in (Status.KILLED, Status.SURVIVED)]
     out = [
         f"## bugsmith mutation score: {percent(t.score)}",
         "",
@@ -51,7 +51,7 @@ def markdown_summary(
         for family, ft in view.families.items():
             out.append(
                 f"| {family} | {percent(ft.score)} | {ft.detected} / {ft.counted} "
-                f"| {ft.counts['survived']} | {ft.counts['no coverage']} |"
+                f"| {ft.counts[Status.SURVIVED]} | {ft.counts[Status.NO_COVERAGE]} |"
             )
     out += _survivors(view.survivors, max(limit, 0))
     return "\n".join(out) + "\n"
@@ -75,7 +75,7 @@ def _survivors(survivors: tuple[MutantView, ...], limit: int) -> list[str]:
     for view in shown:
         row = [
             code(view.id),
-            view.family + (" (no coverage)" if view.status == "no coverage" else ""),
+            view.family + (" (no coverage)" if view.status == Status.NO_COVERAGE else ""),
             code(f"{view.mutant.file}:{view.span.line}"),
             code(view.mutant.operator),
             prose(view.mutant.explanation),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.outcome import RunResult, Status
 from bugsmith.harness.report.about import NAME, homepage, version
 from bugsmith.harness.report.view import MutantView, TriageFindings, build_view
 
@@ -20,7 +20,7 @@ FINGERPRINT = "bugsmithMutantId/v1"
 def sarif(result: RunResult, *, triage: TriageFindings | None = None) -> dict[str, Any]:
     """The run's survivors as a SARIF 2.1.0 log (a JSON-ready dict)."""
     view = build_view(result, triage)
-    survivors = [m for m in view.mutants if m.status == "survived"]
+    survivors = [m for m in view.mutants if m.status == Status.SURVIVED]
     first: dict[str, MutantView] = {}  # per operator, the survivor whose explanation describes the rule
     for mutant in survivors:
         first.setdefault(mutant.mutant.operator, mutant)

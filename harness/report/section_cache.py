@@ -1,11 +1,11 @@
 """The HTML report's file sections, kept by the digest of everything they show.
 
-A file's section (its coloured source, a card per mutant) is most of the page and of the time
-it takes to render: 0.3 s of a warm run's 3.5 s on the reference corpus, where an edit to one
-function changed the section of one file of eighteen. The section's key is the digest of the
-code that renders it (the templates and the modules that colour and word it) and of the
-file's whole view (its source, each mutant, outcome and triage finding, their tally, the
-score thresholds): a section is taken back only for exactly what it was rendered from.
+A file's section (its coloured source, a card per mutant) is most of the page and of the time it
+takes to render, and an edit to one function changes the section of its own file only. The
+section's key is the digest of the code that renders it (the templates and the modules that
+colour and word it) and of the file's whole view (its source, each mutant, outcome and triage
+finding, their tally, the score thresholds): a section is taken back only for exactly what it
+was rendered from.
 Kept in bugsmith's user cache beside the compiled templates; a folder that cannot be written
 is no cache, and the sections used least recently go once they hold more than MAX_BYTES.
 """
@@ -23,8 +23,7 @@ from pathlib import Path
 
 from bugsmith.harness.corpus import cache_subfolder
 
-# A few projects' pages, each in the versions of their last few runs (the reference corpus's
-# 18 sections take 3 MB).
+# A few projects' pages, each in the versions of their last few runs.
 MAX_BYTES = 100 * 2**20
 _CODE = ("html_page.py", "highlight.py", "view.py", "wording.py", "templates/report_parts.html.j2")
 

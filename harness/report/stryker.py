@@ -18,12 +18,12 @@ from bugsmith.harness.report.view import PENDING, FileView, MutantView, TriageFi
 
 SCHEMA_VERSION = "2"
 STATUS = {
-    Status.KILLED.value: "Killed",
-    Status.SURVIVED.value: "Survived",
-    Status.TIMEOUT.value: "Timeout",
-    Status.ERROR.value: "RuntimeError",
-    Status.NO_COVERAGE.value: "NoCoverage",
-    Status.EQUIVALENT.value: "Ignored",  # the schema has no "equivalent"; the reason says why
+    Status.KILLED: "Killed",
+    Status.SURVIVED: "Survived",
+    Status.TIMEOUT: "Timeout",
+    Status.ERROR: "RuntimeError",
+    Status.NO_COVERAGE: "NoCoverage",
+    Status.EQUIVALENT: "Ignored",  # the schema has no "equivalent"; the reason says why
     PENDING: "Pending",
 }
 
@@ -54,7 +54,7 @@ def stryker_json(
             "droppedEquivalent": result.dropped_equivalent,
             "droppedDuplicates": result.dropped_duplicates,
             "families": {
-                family: {"score": t.score, "mutants": t.total, "survived": t.counts["survived"]}
+                family: {"score": t.score, "mutants": t.total, "survived": t.counts[Status.SURVIVED]}
                 for family, t in view.families.items()
             },
         },
@@ -121,9 +121,9 @@ def _mutant(view: MutantView) -> dict[str, Any]:
 def _reason(status: str, outcome: Outcome) -> str:
     """The failure message for a killed mutant, the reason for the others (as the schema asks)."""
     failure = ": ".join(part for part in (outcome.exception, outcome.message) if part)
-    if status == Status.EQUIVALENT.value:
+    if status == Status.EQUIVALENT:
         return outcome.detail or "equivalent: behaves exactly like the original code"
-    if status == Status.NO_COVERAGE.value:
+    if status == Status.NO_COVERAGE:
         return outcome.detail or "no test covers this code"
     return "; ".join(part for part in (failure, outcome.detail) if part)
 

@@ -15,17 +15,17 @@ from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
 from bugsmith.harness.report.highlight import source_lines
 from bugsmith.mutators.mutant import Family, Mutant, Span
 
-PENDING = "pending"
-STATUSES: tuple[str, ...] = (*(status.value for status in Status), PENDING)
+PENDING = "pending"  # the status a view gives a mutant with no outcome: every other is a Status
+STATUSES: tuple[str, ...] = (*Status, PENDING)
 # Worst first: a line holding several mutants takes the colour of its worst one.
 SEVERITY: tuple[str, ...] = (
-    "survived", "no coverage", PENDING, "timeout", "error", "equivalent", "killed",
+    Status.SURVIVED, Status.NO_COVERAGE, PENDING, Status.TIMEOUT, Status.ERROR, Status.EQUIVALENT, Status.KILLED,
 )
 # Reading order: detected first, then what the suite missed, then what does not count.
 STATUS_ORDER: tuple[str, ...] = (
-    "killed", "timeout", "survived", "no coverage", PENDING, "error", "equivalent",
+    Status.KILLED, Status.TIMEOUT, Status.SURVIVED, Status.NO_COVERAGE, PENDING, Status.ERROR, Status.EQUIVALENT,
 )
-UNDETECTED = frozenset({Status.SURVIVED.value, Status.NO_COVERAGE.value})
+UNDETECTED = frozenset({Status.SURVIVED, Status.NO_COVERAGE})
 FAMILY_ORDER: tuple[str, ...] = tuple(family.value for family in Family)
 DEFAULT_THRESHOLDS = (80, 60)  # high, low: Stryker's defaults
 # Survivor triage findings by mutant id: {"classification", "witness", "suggested_test"}.
@@ -54,7 +54,8 @@ class MutantView:
 
     @property
     def status(self) -> str:
-        return self.outcome.status.value if self.outcome else PENDING
+        """The outcome's Status, or PENDING."""
+        return self.outcome.status if self.outcome else PENDING
 
     @property
     def family(self) -> str:
@@ -73,12 +74,12 @@ class Tally:
 
     @property
     def detected(self) -> int:
-        return self.counts["killed"] + self.counts["timeout"]
+        return self.counts[Status.KILLED] + self.counts[Status.TIMEOUT]
 
     @property
     def counted(self) -> int:
         """Mutants that count towards the score: all but equivalent, error and pending."""
-        return self.total - self.counts["equivalent"] - self.counts["error"] - self.counts[PENDING]
+        return self.total - self.counts[Status.EQUIVALENT] - self.counts[Status.ERROR] - self.counts[PENDING]
 
     def share(self, status: str) -> float:
         return 100.0 * self.counts[status] / self.total if self.total else 0.0

@@ -1,17 +1,17 @@
 """The preloader: a process that outlives a run, with the suite's third-party imports done, from
 which the next run's zygote is forked.
 
-A warm run after a one-line edit re-runs a few tests, but its zygote (harness.shared.zygote) first pays
-a fresh interpreter's imports: pytest, numpy, pandas, scikit-learn and whatever else the suite
-imports, seconds on a real project (the reference corpus' auc: 3.6 s of a 6.5 s run, 1.8 s of it
-scikit-learn). A run that ended well starts a preloader (`leave`, from what its pools' zygotes
-reported as they closed: `depart`), `python -m bugsmith.harness.child.preloader`, which imports
-the modules the zygote had imported from outside the project and waits on an abstract Unix
-socket. The next run's pool asks it for the zygote as it starts (`ask_for_zygote`) and takes the
-answer when the zygote is needed: the preloader forks, and the child goes on as a zygote started
-as an interpreter would (harness.child.worker's `main`), its imports of the project and the
-collection of the tests still its own. Like Gradle's daemon or Rails' Spring preloader, it ends
-by itself after IDLE_SECONDS without a request, or when its project's folder is gone.
+A warm run after a one-line edit re-runs a few tests, but its zygote (harness.shared.zygote)
+first pays a fresh interpreter's imports: pytest, numpy, pandas, scikit-learn and whatever else
+the suite imports, which for a suite of scientific code is most of such a run. A run that ended
+well starts a preloader (`leave`, from what its pools' zygotes reported as they closed:
+`depart`), `python -m bugsmith.harness.child.preloader`, which imports the modules the zygote
+had imported from outside the project and waits on an abstract Unix socket. The next run's pool
+asks it for the zygote as it starts (`ask_for_zygote`) and takes the answer when the zygote is
+needed: the preloader forks, and the child goes on as a zygote started as an interpreter would
+(harness.child.worker's `main`), its imports of the project and the collection of the tests
+still its own. Like Gradle's daemon or Rails' Spring preloader, it ends by itself after
+IDLE_SECONDS without a request, or when its project's folder is gone.
 
 What a forked zygote shares with the preloader must be what a fresh one would get:
 - The same interpreter, environment, project, bugsmith code, installed packages (the site
@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.shared.protocol import encode
-from bugsmith.harness.shared.zygote import CannotHatch, ForkedProcess, read_answer
+from bugsmith.harness.shared.zygote import ForkedProcess, ForkRefused, read_answer
 
 IDLE_SECONDS = 900.0  # a preloader with no request for this long ends
 # How long a run waits for a preloader's answer: one started by the last run may still be
@@ -199,9 +199,9 @@ class Asked:
             if answer.error is not None or len(pidfds) != 1:
                 for fd in pidfds:
                     os.close(fd)
-                raise CannotHatch(answer.error or "no pidfd came with the answer")
+                raise ForkRefused(answer.error or "no pidfd came with the answer")
             process = ForkedProcess(pidfds[0])
-        except (OSError, ValueError, CannotHatch):
+        except (OSError, ValueError, ForkRefused):
             self.cancel()
             return None
         with self._lock:
@@ -254,13 +254,13 @@ def ask_for_zygote(name: str, spawn: Spawn, log_path: Path) -> Asked | None:
         control.settimeout(None)
         pid, uid = peer(control)
         if uid != os.getuid():  # somebody else's process took the name
-            raise CannotHatch("the preloader's socket belongs to another user")
+            raise ForkRefused("the preloader's socket belongs to another user")
         log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             socket.send_fds(control, [encode(spawn)], [theirs.fileno(), log])
         finally:
             os.close(log)
-    except (OSError, CannotHatch):
+    except (OSError, ForkRefused):
         ours.close()
         control.close()
         return None

@@ -4,7 +4,7 @@ Starting a worker as an interpreter costs pytest, the project, its dependencies 
 collection of the whole suite (seconds of CPU on a real project), paid by every worker and
 again by every replacement. The pool (harness.executors.fork_pool) starts one zygote instead, as it
 would a worker (`python -m bugsmith.harness.child.worker --zygote`) but on a Unix socket: after
-collection the zygote answers each `Hatch`, which brings the new worker's own pipes and log
+collection the zygote answers each `ForkRequest`, which brings the new worker's own pipes and log
 as descriptors, by forking a worker (harness.child.fork_workers) and sending back a pidfd of
 it. Through that pidfd the pool signals the worker and sees it end, and learns its pid as this
 process sees it: also when the zygote runs in a sandbox with a pid namespace of its own, where
@@ -39,12 +39,12 @@ def available() -> bool:
             and hasattr(signal, "pidfd_send_signal") and hasattr(socket, "send_fds"))
 
 
-class CannotHatch(Exception):
+class ForkRefused(Exception):
     """The zygote is gone or cannot fork a worker; internal: the pool starts an interpreter."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Hatch:
+class ForkRequest:
     """Fork worker `number`, marked `mark` (harness.shared.leftovers); the pipe it reads jobs from,
     the one it writes verdicts to and its log come with this request as descriptors, in that
     order."""
@@ -56,14 +56,15 @@ class Hatch:
         return {"number": self.number, "mark": self.mark}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Hatch:
+    def from_dict(cls, data: Mapping[str, Any]) -> ForkRequest:
         return cls(number=data["number"], mark=data["mark"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Hatched:
+class ForkAnswer:
     """The forked worker's pid in the zygote's pid namespace (its pidfd comes with this answer
-    as a descriptor), or why there is no worker."""
+    as a descriptor), or why there is no worker. A preloader answers a request for a zygote the
+    same way (harness.shared.preload)."""
 
     pid: int = 0
     error: str | None = None
@@ -72,7 +73,7 @@ class Hatched:
         return {"pid": self.pid, "error": self.error}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Hatched:
+    def from_dict(cls, data: Mapping[str, Any]) -> ForkAnswer:
         return cls(pid=data.get("pid", 0), error=data.get("error"))
 
 
@@ -109,9 +110,10 @@ class ForkedProcess:
         return self.returncode
 
 
-def hatch(control: socket.socket, request: Hatch, log_path: Path) -> tuple[ForkedProcess, IO[bytes], IO[bytes]]:
+def ask_for_worker(control: socket.socket, request: ForkRequest,
+                   log_path: Path) -> tuple[ForkedProcess, IO[bytes], IO[bytes]]:
     """Ask the zygote at the other end of `control` for a worker: the worker, and the pipes to
-    send it jobs and read its verdicts. CannotHatch if the zygote cannot (it may be gone)."""
+    send it jobs and read its verdicts. ForkRefused if the zygote cannot (it may be gone)."""
     jobs_out, jobs_in = os.pipe()
     verdicts_out, verdicts_in = os.pipe()
     try:
@@ -125,31 +127,31 @@ def hatch(control: socket.socket, request: Hatch, log_path: Path) -> tuple[Forke
         if answer.error is not None or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)
-            raise CannotHatch(answer.error or "no pidfd came with the answer")
+            raise ForkRefused(answer.error or "no pidfd came with the answer")
         process = ForkedProcess(pidfds[0])
-    except (OSError, ValueError, CannotHatch) as error:
+    except (OSError, ValueError, ForkRefused) as error:
         os.close(jobs_in)
         os.close(verdicts_out)
-        raise CannotHatch(str(error)) from error
+        raise ForkRefused(str(error)) from error
     return process, os.fdopen(jobs_in, "wb", buffering=0), os.fdopen(verdicts_out, "rb", buffering=0)
 
 
 def read_answer(control: socket.socket, wait: float = ANSWER_SECONDS,
-                who: str = "the zygote") -> tuple[Hatched, list[int]]:
+                who: str = "the zygote") -> tuple[ForkAnswer, list[int]]:
     """One answer (and its descriptors): `who` sends nothing else, and only after a request, so
     a line read here is never followed by more."""
     buffer, fds = b"", []
     while not buffer.endswith(b"\n"):
         if not select.select([control], [], [], wait)[0]:
-            raise CannotHatch(f"{who} did not answer within {wait:.0f} s")
+            raise ForkRefused(f"{who} did not answer within {wait:.0f} s")
         data, received, _, _ = socket.recv_fds(control, 1 << 16, 1)
         fds.extend(received)
         if not data:
             for fd in fds:
                 os.close(fd)
-            raise CannotHatch(f"{who} is gone")
+            raise ForkRefused(f"{who} is gone")
         buffer += data
-    return Hatched.from_dict(json.loads(buffer)), fds
+    return ForkAnswer.from_dict(json.loads(buffer)), fds
 
 
 def _pid_here(pidfd: int) -> int:

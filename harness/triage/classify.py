@@ -16,8 +16,8 @@ from pathlib import Path
 from bugsmith.errors import BugsmithError, UnknownMutantError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.executors.table import open_executor
+from bugsmith.harness.mutation_run.progress import Progress
 from bugsmith.harness.outcome import RunResult, Status
-from bugsmith.harness.runner import Progress
 from bugsmith.harness.shared.interpreter import target_key
 from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
 from bugsmith.harness.shared.tasks import (

@@ -31,7 +31,7 @@ def test_the_score_so_far_counts_only_what_the_score_counts() -> None:
 def test_the_eta_comes_from_the_mutant_phase_own_pace() -> None:
     """Verdicts found in the store cost nothing and the baseline is over: 100 stored, then 10
     verdicts in 5 s leave 90 mutants, so 45 s; before any fresh verdict there is no ETA."""
-    from bugsmith.harness.runner import Progress
+    from bugsmith.harness.mutation_run.progress import Progress
 
     start = Progress(done=100, total=200, counts={"killed": 100}, elapsed=0.0, first=100)
     assert start.eta is None

@@ -16,10 +16,24 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bugsmith.harness.exercises.sources.catalogue import reference_names
+
 REPO = Path(__file__).resolve().parents[2]
 TABLES = Path(__file__).resolve().parent / "tables"
-PROBLEMS = ("auc", "scheduler", "rolling_features", "extra_trees",
-            "kv_cache", "attention", "pr_curve", "target_encoding")
+
+
+def problems(root: Path = REPO) -> list[str]:
+    """The problems every contract test runs over: each `reference/<name>/problem.md` under
+    `root`, found as the harness finds them, never typed here."""
+    return reference_names(root)
+
+
+def table_gaps(root: Path = REPO) -> tuple[list[str], list[str]]:
+    """(the problems of `root` with no `tables/<problem>.md`, the tables of no problem): a new
+    problem is reported without its table rather than left unchecked."""
+    names = set(problems(root))
+    tables = {path.stem for path in TABLES.glob("*.md")}
+    return sorted(names - tables), sorted(tables - names)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,10 +8,17 @@ point of the table, so a test of something problem.md does not promise has no ro
 from __future__ import annotations
 
 import pytest
-from contract_tables import PROBLEMS, blocks, flat, read_table, statement, suite_functions
+from contract_tables import blocks, flat, problems, read_table, statement, suite_functions, table_gaps
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
+def test_every_problem_has_a_table_and_every_table_a_problem() -> None:
+    """A problem added to reference/ needs its table here, or its suite's contract goes unchecked."""
+    missing, stale = table_gaps()
+    assert not missing, f"no tests/contract/tables/<problem>.md for {missing}"
+    assert not stale, f"tables of no problem under reference/: {stale}"
+
+
+@pytest.mark.parametrize("problem", problems())
 def test_every_quoted_fragment_is_in_problem_md(problem: str) -> None:
     """A row quotes problem.md word for word, so a changed statement shows up here."""
     text = flat(statement(problem))
@@ -20,7 +27,7 @@ def test_every_quoted_fragment_is_in_problem_md(problem: str) -> None:
     assert not missing, f"{problem}: not in problem.md: {missing}"
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("problem", problems())
 def test_every_named_test_exists(problem: str) -> None:
     """Each point names at least one test, and each named test is a function of the suite."""
     defined = suite_functions(problem)
@@ -30,7 +37,7 @@ def test_every_named_test_exists(problem: str) -> None:
         assert not unknown, f"{problem} {point.name}: no such test {unknown}"
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("problem", problems())
 def test_every_block_of_problem_md_is_accounted_for(problem: str) -> None:
     """Every paragraph, list item and code block of problem.md is a checked point or exempt."""
     table = read_table(problem)
@@ -40,7 +47,7 @@ def test_every_block_of_problem_md_is_accounted_for(problem: str) -> None:
     assert not uncovered, f"{problem}: no row quotes {uncovered}"
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("problem", problems())
 def test_every_test_checks_a_contract_point(problem: str) -> None:
     """A test that no contract point names checks something problem.md does not promise."""
     named = {test for point in read_table(problem).points for test in point.tests}
@@ -48,7 +55,7 @@ def test_every_test_checks_a_contract_point(problem: str) -> None:
     assert not orphans, f"{problem}: tests without a contract point: {orphans}"
 
 
-@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("problem", problems())
 def test_point_names_are_unique(problem: str) -> None:
     names = [point.name for point in read_table(problem).points]
     assert len(names) == len(set(names)), f"{problem}: repeated point names"

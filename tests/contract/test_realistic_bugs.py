@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from contract_tables import PROBLEMS, read_table
+from contract_tables import problems, read_table
 from realistic_bugs import BUGS, Bug
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,11 +41,24 @@ def buggy_corpus(bug: Bug, root: Path) -> Path:
     return root
 
 
+def problems_without_bugs(root: Path = REPO) -> list[str]:
+    """The problems of `root` that no bug of realistic_bugs.py is written for."""
+    return sorted(set(problems(root)) - {bug.problem for bug in BUGS})
+
+
+def test_every_problem_has_realistic_bugs() -> None:
+    """A problem added to reference/ needs hand-written bugs in realistic_bugs.py, or whether
+    its tables' tests catch anything goes unchecked."""
+    missing = problems_without_bugs()
+    assert not missing, f"no bug of realistic_bugs.py is written for {missing}"
+
+
 def test_every_bug_applies_and_names_a_contract_point() -> None:
     """Each edit matches the current code once, and breaks a point its problem's table lists."""
+    known = problems()
     for bug in BUGS:
         apply(bug, (REPO / "reference" / bug.problem / bug.file).read_text(encoding="utf-8"))
-        assert bug.problem in PROBLEMS
+        assert bug.problem in known
         points = {point.name for point in read_table(bug.problem).points}
         assert bug.breaks in points, f"{bug.name}: no point {bug.breaks!r}"
     assert len({bug.name for bug in BUGS}) == len(BUGS)

@@ -13,9 +13,11 @@ import textwrap
 import jsonschema
 import pytest
 
+from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises.judge.behaviours import clause, code_map, contract_sentence, statement_lines
 from bugsmith.harness.exercises.judge.lessons import Survivor, lessons
 from bugsmith.harness.exercises.judge.scoring import SuiteScore, score_schema
+from bugsmith.harness.exercises.sources.catalogue import reference_names
 from bugsmith.harness.exercises.summary import score_text
 
 AUC = "reference/auc/auc.py"
@@ -203,11 +205,7 @@ def test_the_json_record_has_the_documented_shape(weak):
     assert {m["verdict"] for m in record["mutants"]} == {"survived", "no coverage"}
 
 
-PROBLEMS = ("attention", "auc", "extra_trees", "kv_cache", "pr_curve", "rolling_features", "scheduler",
-            "target_encoding")
-
-
-@pytest.mark.parametrize("problem", PROBLEMS)
+@pytest.mark.parametrize("problem", reference_names(builtin_root()))
 def test_every_problem_gets_lessons_with_distinct_public_tests(root, problem):
     """Nothing per problem: a bug on every statement of any problem lands in exactly one lesson,
     whose test has its own valid name, compiles and imports nothing private."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from bugsmith.harness.exercises.assemble.pool import next_group
-from bugsmith.harness.exercises.assemble.selection import Evidence, _ProblemBuilder
+from bugsmith.harness.exercises.assemble.selection import Evidence, ProblemBuilder
 from bugsmith.harness.exercises.records import ExerciseOptions
 from tests.exercises.test_difficulty_and_order import mutant
 
@@ -16,10 +16,10 @@ def single(ident: str, function: str) -> Evidence:
                     pass_to_pass=(), symptoms=(), silent=True)
 
 
-def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0) -> _ProblemBuilder:
+def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0) -> ProblemBuilder:
     """A builder whose full runs validate any group without a member of `spoils` (bugs that mask
     the others), and whose single bugs are the first `wanted` of `pool`."""
-    made = object.__new__(_ProblemBuilder)
+    made = object.__new__(ProblemBuilder)
     made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs, seed=seed)
     made.progress = None
     made.problem = "p"
@@ -110,7 +110,7 @@ def test_a_seed_that_repeats_exercises_is_told_with_the_problem(monkeypatch, tmp
         def build(self, quota):
             return []
 
-    monkeypatch.setattr(selection, "_ProblemBuilder", Wrapped)
+    monkeypatch.setattr(selection, "ProblemBuilder", Wrapped)
     monkeypatch.setattr(selection, "load_problems", lambda root: {"auc": None})
     heard: list[str] = []
     try:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from bugsmith.errors import ConfigError
 from bugsmith.harness.cli import cli, main
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.assemble.selection import _ProblemBuilder
+from bugsmith.harness.exercises.assemble.selection import ProblemBuilder
 from bugsmith.harness.exercises.judge.grading import grade
 from bugsmith.harness.exercises.judge.scoring import score_tests
 from bugsmith.harness.exercises.pack.archive import extract_pack
@@ -388,6 +388,6 @@ def test_no_exercise_bug_goes_into_a_function_the_module_runs_at_import(tmp_path
     root = make_project(tmp_path / "p")
     core = root / "src" / "windowstats" / "core.py"
     core.write_text(core.read_text() + "\n\nONE = trailing_mean([1.0], 1)\n")
-    builder = _ProblemBuilder(load_problems(root)["core"], OPTIONS, registry.select(()), 1, None)
+    builder = ProblemBuilder(load_problems(root)["core"], OPTIONS, registry.select(()), 1, None)
     functions = {m.function for m in builder.candidates}
     assert "trailing_mean" not in functions and {"rank", "histogram"} <= functions

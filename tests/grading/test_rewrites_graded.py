@@ -18,13 +18,13 @@ from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 from bugsmith.harness.exercises.judge.grading import grade
 from bugsmith.harness.exercises.pack.pack import export
-from tests.grading.rewrites import RENAMED, rewrite_submission
+from tests.grading.rewrites import graded_problems, rewrite_submission
 from tests.grading.submissions import requires_bwrap
 
 pytestmark = [pytest.mark.slow, requires_bwrap]
 
 
-@pytest.fixture(scope="module", params=sorted(RENAMED))
+@pytest.fixture(scope="module", params=graded_problems())
 def one_exercise_pack(request, tmp_path_factory):
     """One exercise of the problem and its pack: `bugsmith pack export --problem P --count 1`."""
     options = ExerciseOptions(problems=(request.param,), count=1, seed=0)

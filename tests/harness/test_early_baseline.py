@@ -1,8 +1,8 @@
-"""The baseline run while mutants are generated (harness.early_baseline): a spare joins late and
-learns what it missed, a result comes back as the call gave it, the run's workers start the
-baseline before libcst is done, leaving the pool mid-baseline ends the thread's work, and the
-control run that follows the baseline in its thread proves its executor, or fails the run where
-that executor would run jobs."""
+"""The baseline run while mutants are generated (harness.early_baseline): the idle workers' jobs
+join late and learn what they missed, a result comes back as the call gave it, the run's workers
+start the baseline before libcst is done, leaving the pool mid-baseline ends the thread's work,
+and the control run that follows the baseline in its thread proves its executor, or fails the
+run where that executor would run jobs."""
 
 from __future__ import annotations
 
@@ -21,20 +21,20 @@ from bugsmith import harness
 from bugsmith.errors import BaselineError, HarnessError
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
-from bugsmith.harness.early_baseline import EarlyBaseline, LateSpare, begin
+from bugsmith.harness.early_baseline import DeferredIdleWork, EarlyBaseline, begin
 from bugsmith.harness.executors.fork_pool import ForkPool
+from bugsmith.harness.mutation_run.executor_lifecycle import Executors
 from bugsmith.harness.shared.protocol import Job, Verdict, WorkerSetup
-from bugsmith.harness.warm_start import Executors
 from bugsmith.mutators.base import Family, Mutator
 
 
 class Recording:
-    """A spare that records what it is told and gives `jobs` one by one."""
+    """IdleWork that records what it is told and gives `jobs` one by one."""
 
     def __init__(self, jobs: list[Job]) -> None:
         self.jobs = jobs
         self.chunks: list[str] = []
-        self.settled: list[str] = []
+        self.done: list[str] = []
 
     def chunk_done(self, verdict: Verdict) -> None:
         self.chunks.append(verdict.mutant_id)
@@ -42,34 +42,34 @@ class Recording:
     def next_job(self) -> Job | None:
         return self.jobs.pop(0) if self.jobs else None
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
-        self.settled.append(job.mutant_id)
+    def job_done(self, job: Job, verdict: Verdict) -> None:
+        self.done.append(job.mutant_id)
 
     def width(self, workers: int) -> int:
         return workers
 
 
-def test_a_late_spare_gives_nothing_until_attached_then_learns_every_chunk_in_order() -> None:
-    """Until the mutants exist, no spare job and one worker fewer (the generating process
-    keeps a core); then the spare's jobs, every worker, and the chunks it missed."""
-    late = LateSpare()
+def test_deferred_idle_work_gives_nothing_until_attached_then_learns_every_chunk_in_order() -> None:
+    """Until the mutants exist, no job for an idle worker and one worker fewer (the generating
+    process keeps a core); then the attached work's jobs, every worker, and the chunks it missed."""
+    late = DeferredIdleWork()
     late.chunk_done(Verdict(mutant_id="baseline-0"))
     late.chunk_done(Verdict(mutant_id="baseline-1"))
     assert late.next_job() is None
     assert (late.width(2), late.width(4), late.width(1)) == (1, 3, 1)
-    spare = Recording([Job.unmutated("m", ("t",), 1.0)])
-    late.attach(spare)
+    work = Recording([Job.unmutated("m", ("t",), 1.0)])
+    late.attach(work)
     assert late.width(2) == 2
-    assert spare.chunks == ["baseline-0", "baseline-1"]  # what it missed, at once
+    assert work.chunks == ["baseline-0", "baseline-1"]  # what it missed, at once
     late.chunk_done(Verdict(mutant_id="baseline-2"))
     job = late.next_job()
     assert job is not None and job.mutant_id == "m"
-    late.settle(job, Verdict(mutant_id="m"))
-    assert spare.chunks[-1] == "baseline-2" and spare.settled == ["m"] and late.next_job() is None
+    late.job_done(job, Verdict(mutant_id="m"))
+    assert work.chunks[-1] == "baseline-2" and work.done == ["m"] and late.next_job() is None
 
 
-def test_a_late_spare_attached_to_nothing_frees_every_worker_and_gives_no_job() -> None:
-    late = LateSpare()
+def test_deferred_idle_work_attached_to_nothing_frees_every_worker_and_gives_no_job() -> None:
+    late = DeferredIdleWork()
     late.chunk_done(Verdict(mutant_id="baseline-0"))
     late.attach(None)  # a narrowed (warm) baseline: no speculation
     late.chunk_done(Verdict(mutant_id="baseline-1"))
@@ -171,7 +171,7 @@ def test_a_control_failed_in_the_thread_fails_the_run_where_its_executor_would_r
     executor = executors.get()
     early = EarlyBaseline(lambda: Baseline(tests=(), lines={}, duration=0.0), lambda b: _control(executor))
     executors.control_in(early, executor)
-    executors.settle()  # the run's end waits for the thread, and raises nothing there
+    executors.wait_for_control()  # the run's end waits for the thread, and raises nothing there
     with pytest.raises(HarnessError, match="boom"):
         executors.controlled(_control)
 
@@ -214,15 +214,15 @@ def test_the_pool_runs_the_baseline_while_the_caller_goes_on(project: Path, tmp_
     with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
         early = begin(pool)
         assert early is not None
-        spare = Recording([])
+        work = Recording([])
         deadline = time.monotonic() + 60
         while not early.baseline.done() and time.monotonic() < deadline:
             time.sleep(0.05)  # the caller's own work (generating mutants), never asking
         assert early.baseline.done()  # it ran to its end with nobody waiting on it
-        early.spare.attach(spare)
+        early.idle_work.attach(work)
         baseline = early.baseline.result()
     assert {t.id.split("::")[1] for t in baseline.tests} >= {"test_clamp", "test_total", "test_spin"}
-    assert spare.chunks  # the chunks it finished before the spare existed were passed on
+    assert work.chunks  # the chunks it finished before the work existed were passed on
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ from toyproject import TOY_MUTATORS, by_source
 
 from bugsmith import harness
 from bugsmith.errors import BaselineError
-from bugsmith.harness import runner
 from bugsmith.harness.baseline import Baseline
 from bugsmith.harness.config import resolve
 from bugsmith.harness.incremental import (
@@ -26,20 +25,21 @@ from bugsmith.harness.incremental import (
     scope_of,
     support_files,
 )
-from bugsmith.harness.outcome import Outcome, Status, TestInfo
-from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
-from bugsmith.harness.store import Store
-from bugsmith.harness.warm_start import (
+from bugsmith.harness.mutation_run import execution
+from bugsmith.harness.mutation_run.planning import other_hashes
+from bugsmith.harness.mutation_run.verdict_reuse import (
     KILLS,
     known_passes,
     likely_survivors,
-    other_hashes,
     passed_before,
     record_passes,
     renamed_verdicts,
     split_collected,
     survivors_first,
 )
+from bugsmith.harness.outcome import Outcome, Status, TestInfo
+from bugsmith.harness.shared.protocol import Job, TestResult, Verdict
+from bugsmith.harness.store import Store
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
 
@@ -203,14 +203,14 @@ def tested(monkeypatch: pytest.MonkeyPatch):
     digest, tests known to pass) does not. Timings cannot tell the two apart: two runs of a
     fast mutant may well take the same rounded time."""
     ran: set[str] = set()
-    real = runner.outcome_of
+    real = execution.outcome_of
 
     def recording(job, verdict):
         outcome = real(job, verdict)
         ran.add(outcome.mutant_id)
         return outcome
 
-    monkeypatch.setattr(runner, "outcome_of", recording)
+    monkeypatch.setattr(execution, "outcome_of", recording)
 
     def run_tested(root: Path):
         ran.clear()
@@ -336,14 +336,14 @@ def test_a_job_is_cut_to_the_collected_tests() -> None:
 
 def test_units_come_from_the_store_for_a_text_split_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm run splits its sources and the last run's without walking unchanged texts again."""
-    from bugsmith.harness import warm_start
+    from bugsmith.harness.mutation_run import warm_baseline
 
     store = Store.open(tmp_path / "store.sqlite")
     texts = {"a.py": BEFORE, "b.py": "X = 1\n\n\ndef g():\n    return X\n"}
-    first = warm_start.units_of(store, texts)
+    first = warm_baseline.units_of(store, texts)
     assert first == {file: file_units(text) for file, text in texts.items()}
-    monkeypatch.setattr(warm_start, "file_units", lambda text: pytest.fail("split again"))
-    assert warm_start.units_of(store, texts) == first
+    monkeypatch.setattr(warm_baseline, "file_units", lambda text: pytest.fail("split again"))
+    assert warm_baseline.units_of(store, texts) == first
     store.close()
 
 
@@ -351,8 +351,8 @@ def test_the_last_killer_is_found_and_runs_first(tmp_path: Path) -> None:
     """A mutant re-run because its killing test changed starts with that test (in the
     covering tests only: a record of a test that no longer covers it is ignored)."""
     from bugsmith.harness.config import RunOptions
-    from bugsmith.harness.runner import KillOrder
-    from bugsmith.harness.warm_start import KILLS, last_killers
+    from bugsmith.harness.mutation_run.kill_order import KillOrder
+    from bugsmith.harness.mutation_run.verdict_reuse import KILLS, last_killers
 
     store = Store.open(tmp_path / "store.sqlite")
     store.put_extra(KILLS, "site-m", {"test": "slow", "outcome": {}, "digest": "old"})

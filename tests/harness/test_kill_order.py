@@ -6,8 +6,8 @@ from pathlib import Path
 
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.job_plan import Tally, cheapest_kill_order, kill_probability
+from bugsmith.harness.mutation_run.kill_order import KillOrder
 from bugsmith.harness.outcome import Outcome, Status, TestInfo
-from bugsmith.harness.runner import KillOrder
 from bugsmith.harness.shared.protocol import Job
 
 DURATIONS = {"fast": 0.002, "medium": 0.02, "slow": 0.32}

@@ -23,7 +23,7 @@ from bugsmith.harness.executors.confirmation import (
     next_confirmation,
     with_carried,
 )
-from bugsmith.harness.executors.fork_pool import APART_WINDOW, ForkPool, _Worker, apart
+from bugsmith.harness.executors.fork_pool import SIBLING_WINDOW, ForkPool, _Worker, first_without_sibling
 from bugsmith.harness.shared.interpreter import worker_env
 from bugsmith.harness.shared.protocol import Job, TestResult, Verdict, WorkerSetup, encode
 from bugsmith.harness.shared.tasks import CoverageTask
@@ -237,13 +237,13 @@ def test_a_child_that_fails_outside_a_test_logs_and_quotes_its_error(project: Pa
     assert "Traceback" in logs and "the hook exploded" in logs
 
 
-class _Spare:
+class _IdleWork:
     """Hands out `spin` mutants while the baseline drains, and records what comes back."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.given: list[str] = []
-        self.settled: list[str] = []
+        self.done: list[str] = []
         self.chunks = 0
 
     def chunk_done(self, verdict: Verdict) -> None:
@@ -257,15 +257,15 @@ class _Spare:
         self.given.append(job.mutant_id)
         return job
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
-        self.settled.append(job.mutant_id)
+    def job_done(self, job: Job, verdict: Verdict) -> None:
+        self.done.append(job.mutant_id)
 
     def width(self, workers: int) -> int:
         return workers
 
 
 @pytest.mark.slow
-def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_path: Path) -> None:
+def test_jobs_for_idle_workers_during_the_baseline_change_nothing_of_it(project: Path, tmp_path: Path) -> None:
     """Jobs given to idle workers while the chunks drain each get one verdict of their own, and
     the baseline's tests and coverage are those of a baseline without them."""
     tests = project / "tests" / "test_slow.py"  # a last chunk that keeps one worker busy
@@ -273,15 +273,15 @@ def test_spare_jobs_during_the_baseline_change_nothing_of_it(project: Path, tmp_
     setup = _setup(project)
     with ForkPool(setup, 2, tmp_path / "logs") as pool:
         plain = pool.baseline()
-        spare = _Spare(project)
-        drained = pool.baseline_with(spare)
+        idle_work = _IdleWork(project)
+        drained = pool.baseline_with(idle_work)
     assert [t.id for t in drained.tests] == [t.id for t in plain.tests]
     assert drained.lines == plain.lines
-    assert spare.chunks == len(chunk_jobs([t.id for t in plain.tests], 2))
-    assert sorted(spare.settled) == sorted(spare.given)
+    assert idle_work.chunks == len(chunk_jobs([t.id for t in plain.tests], 2))
+    assert sorted(idle_work.done) == sorted(idle_work.given)
 
 
-class _HangingSpare(_Spare):
+class _HangingIdleWork(_IdleWork):
     """Hands out one mutant that loops in `spin`, and keeps its verdicts."""
 
     def __init__(self, root: Path) -> None:
@@ -294,24 +294,25 @@ class _HangingSpare(_Spare):
         self.given.append("speculative-hang")
         return replace(_spin_job(self.root, "pass"), mutant_id="speculative-hang")
 
-    def settle(self, job: Job, verdict: Verdict) -> None:
-        super().settle(job, verdict)
+    def job_done(self, job: Job, verdict: Verdict) -> None:
+        super().job_done(job, verdict)
         self.verdicts.append(verdict)
 
 
 @pytest.mark.slow
-def test_a_spare_job_that_times_out_is_not_confirmed(project: Path, tmp_path: Path) -> None:
-    """A spare job's timeout is forgotten (the mutant runs whole later, confirmed then): the pool
-    settles it after its one run at its own limit, not after the longer confirmations."""
+def test_an_idle_worker_s_job_that_times_out_is_not_confirmed(project: Path, tmp_path: Path) -> None:
+    """A timeout of a job an idle worker ran is forgotten (the mutant runs whole later, confirmed
+    then): the pool is done with it after its one run at its own limit, not after the longer
+    confirmations."""
     tests = project / "tests" / "test_slow.py"  # a last chunk that keeps one worker busy
     tests.write_text("import time\n\n\ndef test_slow():\n    time.sleep(3)\n")
     with ForkPool(_setup(project), 2, tmp_path / "logs") as pool:
-        spare = _HangingSpare(project)
-        pool.baseline_with(spare)
+        idle_work = _HangingIdleWork(project)
+        pool.baseline_with(idle_work)
         # The same mutant run whole afterwards is confirmed as any other.
         later, sent = _run(pool, replace(_spin_job(project, "pass"), mutant_id="speculative-hang"))
-    assert spare.settled == ["speculative-hang"]
-    [verdict] = spare.verdicts
+    assert idle_work.done == ["speculative-hang"]
+    [verdict] = idle_work.verdicts
     # the time it had, less what it waited for a core (harness.child.test_clock), was its own limit
     assert verdict.timed_out and 0.9 * LIMIT <= verdict.elapsed - verdict.waited < LIMIT * TIMEOUT_CONFIRMATION
     assert later.timed_out and len(sent) == 2 and later.elapsed >= LIMIT * TIMEOUT_CONFIRMATION
@@ -411,13 +412,13 @@ def _of(function: str | None, name: str) -> Job:
 
 def test_a_job_of_a_function_a_worker_holds_waits_for_one_of_another_function() -> None:
     pending = [_of("spin", "s2"), _of("spin", "s3"), _of("clamp", "c1"), _of("spin", "s4")]
-    assert apart(pending, {("calc.py", "spin")}) == 2
-    assert apart(pending, {("calc.py", "clamp")}) == 0
-    assert apart(pending, {("other.py", "spin")}) == 0  # a function of the same name elsewhere
-    assert apart([_of("spin", "s2"), _of(None, "baseline-3")], {("calc.py", "spin")}) == 1  # never held back
-    assert apart(pending[:2], {("calc.py", "spin")}) == 0  # nothing else to send: the first
-    far = [_of("spin", f"s{n}") for n in range(APART_WINDOW)] + [_of("clamp", "c1")]
-    assert apart(far, {("calc.py", "spin")}) == 0  # beyond the window: the first
+    assert first_without_sibling(pending, {("calc.py", "spin")}) == 2
+    assert first_without_sibling(pending, {("calc.py", "clamp")}) == 0
+    assert first_without_sibling(pending, {("other.py", "spin")}) == 0  # a function of the same name elsewhere
+    assert first_without_sibling([_of("spin", "s2"), _of(None, "baseline-3")], {("calc.py", "spin")}) == 1  # never held back
+    assert first_without_sibling(pending[:2], {("calc.py", "spin")}) == 0  # nothing else to send: the first
+    far = [_of("spin", f"s{n}") for n in range(SIBLING_WINDOW)] + [_of("clamp", "c1")]
+    assert first_without_sibling(far, {("calc.py", "spin")}) == 0  # beyond the window: the first
 
 
 @pytest.mark.slow

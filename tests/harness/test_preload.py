@@ -17,7 +17,7 @@ import pytest
 
 from bugsmith.errors import ConfigError
 from bugsmith.harness import config
-from bugsmith.harness.runner import run
+from bugsmith.harness.mutation_run import run
 from bugsmith.harness.shared import leftovers, preload, zygote
 from bugsmith.harness.shared.interpreter import helper_launch
 from bugsmith.harness.shared.protocol import WorkerSetup
@@ -274,7 +274,7 @@ def test_the_variable_turns_off_what_the_table_turns_on_and_the_flag_beats_both(
                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from bugsmith.harness import cli, runner
+    from bugsmith.harness import cli, mutation_run
 
     root = small_project(tmp_path / "p")
     (root / "pyproject.toml").write_text((root / "pyproject.toml").read_text() + "preload = true\n")
@@ -284,7 +284,7 @@ def test_the_variable_turns_off_what_the_table_turns_on_and_the_flag_beats_both(
         seen.append(options.preload)
         raise SystemExit(0)
 
-    monkeypatch.setattr(runner, "run", noted)
+    monkeypatch.setattr(mutation_run, "run", noted)
     monkeypatch.chdir(root)
     for variable, flags in (("0", []), ("1", []), ("0", ["--preload"]), ("1", ["--no-preload"])):
         monkeypatch.setenv("BUGSMITH_PRELOAD", variable)

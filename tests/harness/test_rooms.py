@@ -61,3 +61,42 @@ def test_the_worker_core_does_not_import_triage() -> None:
     """Triage's probe is plugged in by kind (harness.child.worker.HANDLERS), imported on demand."""
     core = _imports(HARNESS / "child" / "worker.py")
     assert not {m for m in core if ".triage" in m}
+
+
+ARCHITECTURE = HARNESS.parent / "ARCHITECTURE.md"
+
+
+def _room_table() -> dict[str, str]:
+    """ARCHITECTURE.md's room table of the harness: `harness/...` path -> the row's text."""
+    rows = {}
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text[text.index("\n## harness/\n"):]
+    section = section[:section.index("\n## ", 1)]
+    for line in section.splitlines():
+        cells = line.split("|")
+        if len(cells) >= 4 and cells[1].strip().startswith("`harness/"):
+            rows[cells[1].strip().strip("`")] = "|".join(cells[2:])
+    return rows
+
+
+def _rooms() -> dict[str, list[str]]:
+    """Every room of the harness: each module at its top, each package folder (with the names of
+    its own modules), as ARCHITECTURE.md must name them."""
+    rooms: dict[str, list[str]] = {f"harness/{p.name}": [] for p in HARNESS.glob("*.py") if p.name != "__init__.py"}
+    for init in HARNESS.rglob("__init__.py"):
+        folder = init.parent
+        if folder != HARNESS:
+            rooms[f"{folder.relative_to(HARNESS.parent).as_posix()}/"] = sorted(
+                p.stem for p in folder.glob("*.py") if p.name != "__init__.py")
+    return rooms
+
+
+def test_the_architecture_names_every_room_and_no_other() -> None:
+    """A room moved, added or removed without ARCHITECTURE.md's table following fails here."""
+    assert sorted(_room_table()) == sorted(_rooms())
+
+
+@pytest.mark.parametrize("room", sorted(r for r in _rooms() if r.endswith("/")))
+def test_each_folder_rooms_row_names_each_of_its_modules(room: str) -> None:
+    row = _room_table().get(room, "")
+    assert [name for name in _rooms()[room] if f"`{name}`" not in row] == []

@@ -86,7 +86,7 @@ def test_a_speculative_kill_gets_the_outcome_of_the_whole_job(setup) -> None:
     speculation, in_function, _ = setup
     speculation.chunk_done(chunk((A, "passed")))
     job = next(j for j in drain(speculation) if j.source == in_function.apply(SOURCE))
-    speculation.settle(job, Verdict(mutant_id=job.mutant_id, elapsed=0.2, results=(
+    speculation.job_done(job, Verdict(mutant_id=job.mutant_id, elapsed=0.2, results=(
         TestResult(id=A, outcome="failed", when="call", exception="AssertionError"),)))
     speculation.chunk_done(chunk((B, "passed"), (C, "passed")))
     whole = whole_job(in_function.id, (A, B, C))
@@ -104,7 +104,7 @@ def test_a_speculative_survivor_runs_every_remaining_covering_test(setup) -> Non
     speculation, in_function, _ = setup
     speculation.chunk_done(chunk((A, "passed")))
     job = next(j for j in drain(speculation) if j.source == in_function.apply(SOURCE))
-    speculation.settle(job, Verdict(mutant_id=job.mutant_id, results=(
+    speculation.job_done(job, Verdict(mutant_id=job.mutant_id, results=(
         TestResult(id=A, outcome="passed", when="call"),)))
     speculation.chunk_done(chunk((B, "passed"), (C, "passed")))
     decided, [rest] = speculation.resolve([whole_job(in_function.id, (A, B, C))], BY_ID)
@@ -121,7 +121,7 @@ def test_a_speculative_hang_or_crash_is_forgotten(setup) -> None:
     speculation, in_function, _ = setup
     speculation.chunk_done(chunk((A, "passed")))
     job = next(j for j in drain(speculation) if j.source == in_function.apply(SOURCE))
-    speculation.settle(job, Verdict(mutant_id=job.mutant_id, timed_out=True, running=A))
+    speculation.job_done(job, Verdict(mutant_id=job.mutant_id, timed_out=True, running=A))
     speculation.chunk_done(chunk((B, "passed")))
     assert all(j.source != in_function.apply(SOURCE) for j in drain(speculation))
     whole = whole_job(in_function.id, (A, B))
@@ -133,7 +133,7 @@ def test_a_mutant_is_run_again_on_tests_that_finish_later_only(setup) -> None:
     speculation, in_function, _ = setup
     speculation.chunk_done(chunk((A, "passed")))
     job = next(j for j in drain(speculation) if j.source == in_function.apply(SOURCE))
-    speculation.settle(job, Verdict(mutant_id=job.mutant_id, results=(
+    speculation.job_done(job, Verdict(mutant_id=job.mutant_id, results=(
         TestResult(id=A, outcome="passed", when="call"),)))
     speculation.chunk_done(chunk((B, "passed")))
     again = [j for j in drain(speculation) if j.source == in_function.apply(SOURCE)]

@@ -18,7 +18,7 @@ from bugsmith import harness
 from bugsmith.errors import BugsmithError, HarnessError
 from bugsmith.harness.cli import cli
 from bugsmith.harness.config import resolve
-from bugsmith.harness.runner import Progress
+from bugsmith.harness.mutation_run.progress import Progress
 from bugsmith.harness.store import Store, is_damage
 
 pytestmark = pytest.mark.slow  # real runs: worker processes, mutants

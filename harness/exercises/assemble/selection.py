@@ -32,9 +32,9 @@ from bugsmith.harness.exercises.sources.catalogue import load_problems
 from bugsmith.harness.exercises.sources.problems import Problem
 from bugsmith.harness.import_time import import_calls
 from bugsmith.harness.job_plan import CACHE_VERSION
+from bugsmith.harness.mutation_run.planning import test_file_hashes
 from bugsmith.harness.outcome import Failure
-from bugsmith.harness.runner import test_file_hashes
-from bugsmith.harness.shared.protocol import TestResult, Verdict
+from bugsmith.harness.shared.protocol import TestOutcome, TestResult, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.harness.verdict import PROCESS_EXITS, failure_kind
 from bugsmith.mutators import registry
@@ -135,7 +135,7 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     short: list[str] = []
     for problem in problems:
         if quotas[problem]:
-            builder = _ProblemBuilder(known[problem], options, mutators, jobs, progress)
+            builder = ProblemBuilder(known[problem], options, mutators, jobs, progress)
             built = builder.build(quotas[problem])
             found.extend(built)
             if builder.repeats is not None and notice:
@@ -152,7 +152,7 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     return tuple(replace(exercise, id=f"exercise-{i:0{width}d}") for i, exercise in enumerate(found, 1))
 
 
-class _ProblemBuilder:
+class ProblemBuilder:
     """Builds one problem's exercises with one pool of workers."""
 
     def __init__(self, problem: Problem, options: ExerciseOptions, mutators, jobs, progress) -> None:
@@ -363,7 +363,7 @@ class _ProblemBuilder:
         failed = _failed(verdict)
         if not failed or not any(t in failed for t in self.visible):
             return None
-        passed_ids = {r.id for r in verdict.results if r.outcome == "passed"}
+        passed_ids = {r.id for r in verdict.results if r.outcome == TestOutcome.PASSED}
         passed = tuple(t for t in self.all_tests if t in passed_ids)
         symptoms = tuple(
             Symptom(test=t, exception=failed[t].exception or "", message=_clean(failed[t].message))
@@ -437,7 +437,7 @@ def _failed(verdict: Verdict) -> dict[str, TestResult] | None:
     """Failed tests by id; None when the run itself went wrong (timeout, crash, exit)."""
     if verdict.timed_out or verdict.error or verdict.died or verdict.missing:
         return None
-    failed = {r.id: r for r in verdict.results if r.outcome == "failed"}
+    failed = {r.id: r for r in verdict.results if r.outcome == TestOutcome.FAILED}
     if any(r.exception in PROCESS_EXITS for r in failed.values()):
         return None
     return failed

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bugsmith.harness.exercises.assemble.selection import _ProblemBuilder, asked_problems
+from bugsmith.harness.exercises.assemble.selection import ProblemBuilder, asked_problems
 from bugsmith.harness.exercises.records import ExerciseOptions
 from bugsmith.mutators import registry
 from bugsmith.mutators.mutant import Family
@@ -59,7 +59,7 @@ def pool_stats(options: ExerciseOptions, *, root: Path | None = None, jobs: int 
     single = ExerciseOptions(problems=options.problems, families=options.families, count=1, bugs=1)
     pools = []
     for problem in problems:
-        builder = _ProblemBuilder(known[problem], single, mutators, jobs, None)
+        builder = ProblemBuilder(known[problem], single, mutators, jobs, None)
         told = None if seen is None else (lambda done, total, p=problem: seen(p, done, total))
         silent, loud = builder.validate_all(told)
         candidates = Counter(m.family for m in builder.candidates)

@@ -37,6 +37,7 @@ from bugsmith.harness.exercises.measure.clues import clue_of, drop_clues
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
 from bugsmith.harness.exercises.sources.layout import code_files, grader_kit
 from bugsmith.harness.exercises.sources.problems import Problem
+from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.mutant import Mutant
@@ -44,7 +45,7 @@ from bugsmith.mutators.mutant import Mutant
 ATTEMPTS = 4  # seeds tried before a variant is given up
 TEST_SECONDS = 600.0
 # (work folder, test ids, seconds) -> (timed out, outcome by reported test id)
-SuiteRunner = Callable[[Path, Sequence[str], float], tuple[bool, dict[str, str]]]
+SuiteRunner = Callable[[Path, Sequence[str], float], tuple[bool, dict[str, TestOutcome]]]
 
 
 def variant_code(files: Mapping[str, str], seed: str, frozen: Mapping[str, frozenset[str]] | None = None,
@@ -158,9 +159,9 @@ def _validation_failure(problem: Problem, exercise: Exercise, run: SuiteRunner, 
         failed = set()
         for test in tests:
             seen = [outcome for reported, outcome in outcomes.items() if covers(test, reported)]
-            if not seen or any(outcome not in ("passed", "failed") for outcome in seen):
+            if not seen or any(outcome not in (TestOutcome.PASSED, TestOutcome.FAILED) for outcome in seen):
                 return f"{test} did not run cleanly on the variant's {name}"
-            if "failed" in seen:
+            if TestOutcome.FAILED in seen:
                 failed.add(test)
         if failed != failing:
             return f"the variant's {name} fails {len(failed)} tests, not {len(failing)}"
@@ -168,7 +169,7 @@ def _validation_failure(problem: Problem, exercise: Exercise, run: SuiteRunner, 
 
 
 def run_suite(problem: Problem, code: Mapping[str, str], tests: Sequence[str], folder: Path,
-              run: SuiteRunner | None = None) -> tuple[bool, dict[str, str]]:
+              run: SuiteRunner | None = None) -> tuple[bool, dict[str, TestOutcome]]:
     """Run `tests` (node ids or test files) on the problem's code with `code` over it, as the
     grader would (every test file, the held-back ones too): (timed out, outcome by test id)."""
     _write(folder, {**grader_kit(problem, problem.name), **code_files(problem), **code})
@@ -182,7 +183,7 @@ def _write(folder: Path, files: Mapping[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def _run_suite(folder: Path, tests: Sequence[str], seconds: float) -> tuple[bool, dict[str, str]]:
+def _run_suite(folder: Path, tests: Sequence[str], seconds: float) -> tuple[bool, dict[str, TestOutcome]]:
     from bugsmith.harness.exercises.judge.grading import run_tests  # grading reads packs: import late
 
     timed_out, results, _ = run_tests(folder, tests, seconds)

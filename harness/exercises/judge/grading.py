@@ -43,6 +43,7 @@ from bugsmith.harness.exercises.judge.suite_runs import SuiteRun, covers, run_fi
 from bugsmith.harness.exercises.pack.pack import instructor_folder, load_exercise
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 from bugsmith.harness.exercises.sources.problems import GradingLayout, grading_layout
+from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.harness.shared.sandbox import Limits, Mount, Sandbox, bugsmith_folders, require_bwrap
 
 DEFAULT_TIMEOUT = 600.0  # the whole grading
@@ -59,7 +60,7 @@ class TestResult:
 
     id: str
     hidden: bool
-    outcome: str  # passed, failed, error, skipped, timeout, not run
+    outcome: TestOutcome  # any member
     message: str = ""
 
 
@@ -99,7 +100,7 @@ class Grade:
 
     @property
     def tests_pass(self) -> bool:
-        return not self.timed_out and all(t.outcome == "passed" for t in self.tests)
+        return not self.timed_out and all(t.outcome == TestOutcome.PASSED for t in self.tests)
 
     @property
     def passed(self) -> bool:
@@ -135,7 +136,8 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
     draft = Grade(
         exercise_id=exercise_id, problem=exercise.problem, tests=checked.tests, fix="none",
         diff_lines=diff_lines(handout, code), timed_out=suite.timed_out, duration=round(time.monotonic() - started, 2),
-        detail=suite.output[-2000:] if any(t.outcome in ("not run", "error") for t in checked.tests) else "",
+        detail=(suite.output[-2000:]
+                if any(t.outcome in (TestOutcome.NOT_RUN, TestOutcome.ERROR) for t in checked.tests) else ""),
         sandboxed=sandbox, canaries=checked.canaries, tampering=checked.tampering,
         differential=checked.differential, bugs=() if checked.tampering else _bugs(exercise, checked.tests),
     )
@@ -176,7 +178,7 @@ def _check(places: _Places, kit: Path, exercise: Exercise, layout: GradingLayout
             results = _test_results(exercise, suite, layout.is_hidden)
             tampering = _tampering(suite, canaries)
             differential = None
-            if not suite.timed_out and not tampering and all(t.outcome == "passed" for t in results):
+            if not suite.timed_out and not tampering and all(t.outcome == TestOutcome.PASSED for t in results):
                 replay_input = places.input("replay")
                 differential = replay(places.sandbox(replayed, replay_input), replay_input / "request.json",
                                       recording.result(), deadline=max(deadline, time.monotonic() + 120))
@@ -286,7 +288,7 @@ def _test_results(exercise: Exercise, suite: SuiteRun, hidden: Callable[[str], b
     results = []
     for test in _all_tests(exercise):
         found = suite.results.get(test)
-        results.append(TestResult(id=test, hidden=hidden(test), outcome=found.outcome if found else "not run",
+        results.append(TestResult(id=test, hidden=hidden(test), outcome=found.outcome if found else TestOutcome.NOT_RUN,
                                   message=found.message if found else ""))
     return tuple(results)
 
@@ -298,7 +300,7 @@ def _tampering(suite: SuiteRun, canaries: Sequence[Canary]) -> tuple[str, ...]:
         outcomes = [r.outcome for test, r in suite.results.items() if covers(canary.id, test)]
         if not outcomes:
             reasons.append("a canary test (one that fails on every implementation) was never reported")
-        elif any(o in ("passed", "skipped") for o in outcomes):
+        elif any(o in (TestOutcome.PASSED, TestOutcome.SKIPPED) for o in outcomes):
             reasons.append("a canary test (one that fails on every implementation) was reported as passed")
     missing = [m for m in suite.missing if not any(m == c.id for c in canaries)]
     if missing:
@@ -320,7 +322,7 @@ def _bugs(exercise: Exercise, tests: Sequence[TestResult]) -> tuple[BugResult, .
         own = exercise.bug_tests[i]
         others = {t for j, tests_j in enumerate(exercise.bug_tests) if j != i for t in tests_j}
         telling = [t for t in own if t not in others] or list(own)
-        failing = tuple(t for t in telling if outcome.get(t) != "passed")
+        failing = tuple(t for t in telling if outcome.get(t) != TestOutcome.PASSED)
         found.append(BugResult(index=i + 1, location=location, fixed=not failing, failing=failing))
     return tuple(found)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bugsmith.harness.exercises.judge.behaviours import CodeMap, Region, clause, contract_sentence
+from bugsmith.harness.outcome import Status
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,7 +60,7 @@ class Survivor:
     lesson: str = ""  # the key of the Lesson it belongs to
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mutant_id": self.mutant_id, "verdict": "survived" if self.covered else "no coverage",
+        return {"mutant_id": self.mutant_id, "verdict": Status.SURVIVED if self.covered else Status.NO_COVERAGE,
                 "operator": self.operator, "family": self.family, "location": self.location,
                 "explanation": self.explanation, "classification": self.classification,
                 "witness": self.witness, "lesson": self.lesson, "diff": self.diff}

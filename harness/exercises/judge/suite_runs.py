@@ -16,17 +16,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bugsmith.harness.exercises.judge.confined import ENDED, LATE, Confined
+from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.harness.shared.sandbox import Sandbox
 
 REPORTER = "bugsmith_grading.reporter"
 STARTUP_SECONDS = 120.0  # before the first test starts: the interpreter, imports, collection
+# What the reporter may say of a test (it runs beside the submission, without bugsmith, so it
+# sends the values); anything else it says is an error.
+REPORTABLE = (TestOutcome.PASSED, TestOutcome.FAILED, TestOutcome.ERROR, TestOutcome.SKIPPED)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Reported:
     """What happened to one test: passed, failed, error, skipped, timeout, or not run."""
 
-    outcome: str
+    outcome: TestOutcome
     message: str = ""
 
 
@@ -69,7 +73,8 @@ def run_files(sandbox: Sandbox, groups: Sequence[Sequence[str]], *, test_seconds
         if time.monotonic() >= deadline:
             run.timed_out = True
         if run.timed_out:
-            run.results.update({i: Reported(outcome="not run", message="the grading time ran out") for i in ids})
+            run.results.update({i: Reported(outcome=TestOutcome.NOT_RUN, message="the grading time ran out")
+                                for i in ids})
             continue
         _run_group(sandbox, list(ids), run, test_seconds, deadline, argv)
     return SuiteRun(results=run.results, missing=tuple(run.missing), timed_out=run.timed_out, output=run.output)
@@ -85,19 +90,22 @@ def _run_group(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: floa
         if not remaining:
             return
         if run.timed_out:
-            run.results.update({i: Reported(outcome="not run", message="the grading time ran out") for i in remaining})
+            run.results.update({i: Reported(outcome=TestOutcome.NOT_RUN, message="the grading time ran out")
+                                for i in remaining})
             return
         if ended and not progress:
             # The process ended by itself and said nothing more about these tests.
             if run.collect_errors:
                 error = run.collect_errors[-1]
-                run.results.update({i: Reported(outcome="error", message=error) for i in remaining})
+                run.results.update({i: Reported(outcome=TestOutcome.ERROR, message=error) for i in remaining})
             else:
                 run.missing.extend(remaining)
-                run.results.update({i: Reported(outcome="not run", message="never reported") for i in remaining})
+                run.results.update({i: Reported(outcome=TestOutcome.NOT_RUN, message="never reported")
+                                    for i in remaining})
             return
         if not progress:  # killed before any test of this process started: it hangs on import
-            run.results.update({i: Reported(outcome="timeout", message="no test started: the process hung while"
+            run.results.update({i: Reported(outcome=TestOutcome.TIMEOUT,
+                                            message="no test started: the process hung while"
                                             " importing the code or collecting the tests") for i in remaining})
             return
 
@@ -115,7 +123,8 @@ def _one_process(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: fl
             if message is ENDED:
                 ended = process.finish(min(deadline, time.monotonic() + test_seconds))
                 if current is not None:
-                    run.results[current] = Reported(outcome="error", message="the test process died during this test")
+                    run.results[current] = Reported(outcome=TestOutcome.ERROR,
+                                                    message="the test process died during this test")
                     progress = True
                 run.output = process.output_tail()
                 return progress, ended
@@ -126,7 +135,7 @@ def _one_process(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: fl
                     run.timed_out = True
                 if current is not None:
                     run.results[current] = Reported(
-                        outcome="timeout" if not run.timed_out else "not run",
+                        outcome=TestOutcome.TIMEOUT if not run.timed_out else TestOutcome.NOT_RUN,
                         message=f"ran past its {test_seconds:.0f} s limit" if not run.timed_out
                         else "the grading time ran out")
                     progress = True
@@ -143,6 +152,6 @@ def _one_process(sandbox: Sandbox, ids: list[str], run: _Tally, test_seconds: fl
             elif event == "result":
                 outcome = message.get("outcome")
                 run.results[test] = Reported(
-                    outcome=outcome if outcome in ("passed", "failed", "error", "skipped") else "error",
+                    outcome=TestOutcome(outcome) if outcome in REPORTABLE else TestOutcome.ERROR,
                     message=str(message.get("message", ""))[:300])
                 progress, current, started = True, None, time.monotonic()

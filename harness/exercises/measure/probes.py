@@ -18,7 +18,7 @@ from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.findability import Findability, is_helper, lines_to_read, names_bug
 from bugsmith.harness.exercises.measure.intent import stated_intent
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
-from bugsmith.harness.shared.protocol import Job, Patch, Verdict
+from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
@@ -130,7 +130,7 @@ class Probes:
 def _all_passed(verdict: Verdict | None, count: int) -> bool:
     if verdict is None or verdict.timed_out or verdict.error or verdict.died or verdict.missing:
         return False
-    return len(verdict.results) == count and all(r.outcome == "passed" for r in verdict.results)
+    return len(verdict.results) == count and all(r.outcome == TestOutcome.PASSED for r in verdict.results)
 
 
 def visible_test_texts(root: Path, files: Sequence[str]) -> list[str]:

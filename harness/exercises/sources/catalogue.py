@@ -17,11 +17,18 @@ def load_problems(root: Path) -> dict[str, Problem]:
     declared = project_problems(root)
     if declared is not None:
         return declared
-    names = sorted(p.parent.name for p in (root / REFERENCE).glob("*/problem.md"))
+    names = reference_names(root)
     if not names:
         raise ConfigError(f"{root}: no [tool.bugsmith.exercises] table in pyproject.toml"
                           " and no reference/<problem>/problem.md")
     return {name: reference_problem(root, name) for name in names}
+
+
+def reference_names(root: Path) -> list[str]:
+    """The corpus's problems under `root`, sorted: every folder `reference/<name>/` that holds a
+    problem.md. The one list of them: the exercises and every test that runs over all problems
+    read it, so a new problem's folder is all they need (setup.py ships every folder anyway)."""
+    return sorted(path.parent.name for path in (root / REFERENCE).glob("*/problem.md"))
 
 
 def problem_named(root: Path, name: str) -> Problem:
