@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +40,14 @@ class Baseline:
     # What the unmutated suite changed in its tree ("created x", ...: harness.executors.in_copy): such a
     # suite would damage the user's tree without bugsmith, and its verdicts may depend on order.
     writes: tuple[str, ...] = ()
+    # What it wrote in the project outside the copy, by absolute paths ("created /x/y"): kept
+    # out of the project by the jobs' private views (harness.child.private_view).
+    escapes: tuple[str, ...] = ()
+    # Why its jobs shared the project's files, where they had no private view ("": they had one).
+    shared_view: str = ""
+    # Tests that failed after others in a chunk but pass alone, each with the test it ran after:
+    # left out of the baseline, so out of every verdict (`assemble`).
+    order_dependent: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +55,9 @@ class Baseline:
             "lines": {f: {str(n): list(ids) for n, ids in lines.items()} for f, lines in self.lines.items()},
             "duration": self.duration,
             "writes": list(self.writes),
+            "escapes": list(self.escapes),
+            "shared_view": self.shared_view,
+            "order_dependent": list(self.order_dependent),
         }
 
     @classmethod
@@ -55,6 +67,9 @@ class Baseline:
             lines={f: {int(n): tuple(ids) for n, ids in lines.items()} for f, lines in data["lines"].items()},
             duration=data["duration"],
             writes=tuple(data.get("writes", ())),
+            escapes=tuple(data.get("escapes", ())),
+            shared_view=data.get("shared_view", ""),
+            order_dependent=tuple(data.get("order_dependent", ())),
         )
 
 
@@ -78,14 +93,20 @@ def _file(test_id: str) -> str:
     return test_id.split("::", 1)[0]
 
 
-def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict]], started: float) -> Baseline:
+def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict]], started: float,
+             passes_alone: Callable[[list[str]], set[str]] | None = None) -> Baseline:
     """The Baseline from the chunks' jobs and verdicts; raise BaselineError unless every test
-    passed. `tests` are (id, file) in collection order."""
+    passed, or, given `passes_alone` (which of these tests pass each in a job of its own), every
+    test that failed passes alone: such a test depends on the tests run before it, and is left
+    out of the baseline, so out of every verdict, and named in `order_dependent`. `tests` are
+    (id, file) in collection order."""
     verdicts = [verdict for _, verdict in runs]
     results = {r.id: r for verdict in verdicts for r in verdict.results}
     failed = [r for r in results.values() if r.outcome == TestOutcome.FAILED]
-    if failed:
-        _raise_red(failed)
+    alone = passes_alone([r.id for r in failed]) if failed and passes_alone is not None else set()
+    if [r for r in failed if r.id not in alone]:
+        _raise_red([r for r in failed if r.id not in alone])
+    tests = [(t, f) for t, f in tests if t not in alone]
     for job, verdict in runs:
         if verdict.timed_out or verdict.died or verdict.error or verdict.missing:
             _raise_broken(job, verdict, results)
@@ -100,9 +121,36 @@ def assemble(tests: Sequence[tuple[str, str]], runs: Sequence[tuple[Job, Verdict
     return Baseline(
         tests=tuple(TestInfo(id=t, file=f, duration=results[t].duration if t in results else 0.0)
                     for t, f in tests),
-        lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in lines.items()},
+        lines={f: {n: tuple(sorted(ids - alone)) for n, ids in sorted(by.items()) if ids - alone}
+               for f, by in lines.items()},
         duration=time.monotonic() - started,
+        order_dependent=tuple(_after(test, runs) for test in sorted(alone)),
     )
+
+
+def _after(test: str, runs: Sequence[tuple[Job, Verdict]]) -> str:
+    """`test`, and the test that ran just before it in its chunk: the likeliest to interfere."""
+    for job, _ in runs:
+        if test in job.tests:
+            position = job.tests.index(test)
+            return f"{test} (after {job.tests[position - 1]})" if position else test
+    return test
+
+
+def kept_writes(baseline: Baseline, verdicts: Sequence[Verdict], setup: WorkerSetup, shown: int = 20) -> Baseline:
+    """`baseline` with what its chunks' private views kept: a change under the tree it ran in
+    becomes one of its `writes` (relative), one elsewhere in the project an `escape`."""
+    tree = os.path.join(setup.root, "")
+    writes: list[str] = []
+    escapes: list[str] = []
+    for verdict in verdicts:
+        for change in verdict.wrote:
+            verb, _, path = change.partition(" ")
+            (writes if path.startswith(tree) else escapes).append(
+                f"{verb} {path.removeprefix(tree)}" if path.startswith(tree) else change)
+    shared = next((verdict.shared_view for verdict in verdicts if verdict.shared_view), "")
+    return replace(baseline, writes=tuple(sorted(set(writes)))[:shown], escapes=tuple(sorted(set(escapes)))[:shown],
+                   shared_view=shared or "")
 
 
 def _raise_broken(job: Job, verdict: Verdict, results: Mapping[str, TestResult]) -> None:

@@ -473,4 +473,7 @@ def merge(old: Baseline, reuse: Reuse, fresh: Baseline | None, old_units: Mappin
         lines={f: {n: tuple(sorted(ids)) for n, ids in sorted(by.items())} for f, by in sorted(lines.items())},
         duration=fresh.duration if fresh is not None else 0.0,
         writes=fresh.writes if fresh is not None else old.writes,
+        escapes=fresh.escapes if fresh is not None else old.escapes,
+        shared_view=fresh.shared_view if fresh is not None else old.shared_view,
+        order_dependent=fresh.order_dependent if fresh is not None else old.order_dependent,
     )

@@ -14,6 +14,14 @@ from bugsmith.harness.shared.protocol import Job, TestOutcome, TestResult, Verdi
 
 SILENT_EXCEPTIONS = frozenset({"AssertionError", "Failed"})
 PROCESS_EXITS = frozenset({"SystemExit", "Exit", "KeyboardInterrupt"})
+# Errors of the machine rather than of the code: a file not there, a permission, a connection, a
+# timeout of I/O. A kill by one is confirmed (harness.mutation_run.execution) before it stands.
+ENVIRONMENT_ERRORS = frozenset({
+    "OSError", "IOError", "FileNotFoundError", "FileExistsError", "PermissionError", "IsADirectoryError",
+    "NotADirectoryError", "BlockingIOError", "InterruptedError", "TimeoutError", "ConnectionError",
+    "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
+    "gaierror", "herror", "timeout",
+})
 
 
 def failure_kind(result: TestResult) -> Failure:
@@ -21,6 +29,13 @@ def failure_kind(result: TestResult) -> Failure:
     if result.in_source or result.exception not in SILENT_EXCEPTIONS:
         return Failure.LOUD
     return Failure.SILENT
+
+
+def environment_failure(verdict: Verdict) -> TestResult | None:
+    """The failure that killed in `verdict` when it may be the environment's doing rather than
+    the code's: an error of the machine (ENVIRONMENT_ERRORS)."""
+    failed = next((r for r in verdict.results if r.outcome == TestOutcome.FAILED), None)
+    return failed if failed is not None and failed.exception in ENVIRONMENT_ERRORS else None
 
 
 def outcome_of(job: Job, verdict: Verdict) -> Outcome:
@@ -82,9 +97,13 @@ def _timeout_detail(job: Job, verdict: Verdict) -> str:
     return f"no verdict within {job.timeout:.1f} s"
 
 
-def control_failure(verdict: Verdict) -> str | None:
-    """Why a control run (unmutated code) did not pass cleanly, or None if it did."""
-    bad = [r for r in verdict.results if r.outcome != TestOutcome.PASSED]
+def control_failure(verdict: Verdict, *, environment_ok: bool = False) -> str | None:
+    """Why a control run (unmutated code) did not pass cleanly, or None if it did. With
+    `environment_ok`, a test that failed on an error of the environment (a file an earlier test
+    of the suite writes, not there in a job of its own) still proves the machinery ran it: such
+    a test is no sign of a broken worker, and the kills it makes are confirmed one by one."""
+    bad = [r for r in verdict.results if r.outcome != TestOutcome.PASSED
+           and not (environment_ok and r.exception in ENVIRONMENT_ERRORS)]
     if bad:
         return f"{bad[0].id}: {bad[0].message}"
     if verdict.timed_out:

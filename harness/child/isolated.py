@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from bugsmith.harness.child import reaper
+from bugsmith.harness.child import private_view, reaper
 from bugsmith.harness.child.activation import install_finder
 from bugsmith.harness.child.hypothesis_view import HypothesisSeesTheProject
 from bugsmith.harness.child.recorder import Recorder
@@ -102,11 +102,12 @@ def main() -> int:
     if request is None:
         return 1  # the parent went away before it asked anything
     reaper.become_subreaper()
+    private = private_view.enter_for(request.setup)  # before the job opens a file of the project
     enter_project(request.setup)
     limit_memory(request.setup.memory_limit_mb)
     verdict = run(request.setup, request.job, writer, request.collect_limit)
     reaper.kill_descendants()  # before the verdict: the job is over only when all it started is
-    send(writer, verdict)
+    send(writer, private_view.kept(verdict, private, request.setup))
     return 0
 
 

@@ -31,7 +31,7 @@ from typing import Any, BinaryIO, Protocol
 import coverage
 import pytest
 
-from bugsmith.harness.child import coverage_run, huge_pages, reaper, reexec
+from bugsmith.harness.child import coverage_run, huge_pages, private_view, reaper, reexec
 from bugsmith.harness.child.activation import (
     FunctionIndex,
     NeedsFreshImport,
@@ -119,6 +119,7 @@ class ForkServer(CollectErrors):
         self.surveys: dict[str, reexec.Survey] = {}  # by module: can its import-time mutants run here
         self.collapsed = False  # memory moved into huge pages (harness.child.huge_pages)
         self.launched = dict(os.environ)  # before pytest and the suite's start-up (harness.shared.preload)
+        self.private: private_view.View | str | None = None  # in a job's child: its view of the files
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -205,6 +206,8 @@ class ForkServer(CollectErrors):
 
     def _child(self, job: Job, fd: int) -> None:
         os.setpgid(0, 0)
+        # First, before the job opens a file: what it writes, no other job sees, nor it theirs.
+        self.private = private_view.enter_for(self.setup)
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
         if isinstance(job.task, CoverageTask):
@@ -213,13 +216,13 @@ class ForkServer(CollectErrors):
                 for patch in job.patches:
                     swap(self.index, patch.path, patch.function, patch.source, patch.unit)
             except BaseException as error:  # noqa: BLE001 - a failure to activate is a verdict
-                send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
+                self._verdict(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
                 return
             self._baseline(job, out)
             return
         if job.task is not None:  # e.g. survivor triage, which activates (and toggles) the mutant itself
             findings = handler(job.task)(job.task, self.index, job.patches)
-            send(out, Verdict(mutant_id=job.mutant_id, findings=findings))
+            self._verdict(out, Verdict(mutant_id=job.mutant_id, findings=findings))
             return
         collect_limit = COLLECT_FACTOR * self.startup + COLLECT_BASE
         try:
@@ -228,10 +231,10 @@ class ForkServer(CollectErrors):
         except NeedsFreshImport:
             verdict = self._import_again(job, out, collect_limit)
             if verdict is not None:
-                send(out, verdict)
+                self._verdict(out, verdict)
                 return
         except BaseException as error:  # noqa: BLE001 - any failure to activate is a verdict
-            send(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
+            self._verdict(out, Verdict(mutant_id=job.mutant_id, error=f"{type(error).__name__}: {error}"))
             return
         found = [self.items[test] for test in job.tests if test in self.items]
         missing = tuple(test for test in job.tests if test not in self.items)
@@ -246,7 +249,7 @@ class ForkServer(CollectErrors):
             send(out, Note(result=result))  # survives a later os._exit
             if result.outcome == TestOutcome.FAILED and job.stop_on_failure:
                 break
-        send(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
+        self._verdict(out, Verdict(mutant_id=job.mutant_id, results=tuple(results), missing=missing))
 
     def _import_again(self, job: Job, out: BinaryIO, collect_limit: float) -> Verdict | None:
         """Run the mutated module again in place (harness.child.reexec): None when this process
@@ -279,9 +282,9 @@ class ForkServer(CollectErrors):
         far, as the job's verdict."""
         traceback.print_exc()
         sys.stderr.flush()
-        verdict = Verdict(mutant_id=job.mutant_id, results=tuple(self.recorder.results.values()),
-                          error=f"the test process failed outside a test: {type(error).__name__}: "
-                                f"{first_lines(error, 3, 400)}")
+        verdict = self._kept(Verdict(mutant_id=job.mutant_id, results=tuple(self.recorder.results.values()),
+                                     error=f"the test process failed outside a test: {type(error).__name__}: "
+                                           f"{first_lines(error, 3, 400)}"))
         try:
             os.write(fd, encode(verdict))
         except OSError:
@@ -293,7 +296,14 @@ class ForkServer(CollectErrors):
         assert self.coverage is not None
         results, lines = coverage_run.run_with_coverage(items, self.recorder, self.coverage, self.setup.root,
                                                         lambda result: send(out, Note(result=result)))
-        send(out, Verdict(mutant_id=job.mutant_id, results=results, missing=missing, findings=lines))
+        self._verdict(out, Verdict(mutant_id=job.mutant_id, results=results, missing=missing, findings=lines))
+
+
+    def _kept(self, verdict: Verdict) -> Verdict:
+        return private_view.kept(verdict, self.private, self.setup)
+
+    def _verdict(self, out: BinaryIO, verdict: Verdict) -> None:  # pragma: no cover - in the child
+        send(out, self._kept(verdict))
 
 
 def run_fresh(setup: WorkerSetup, job: Job, collect_limit: float | None = None) -> Verdict:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bugsmith.errors import BaselineError, HarnessError
-from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, refused_arguments
+from bugsmith.harness.baseline import Baseline, assemble, chunk_jobs, kept_writes, refused_arguments
 from bugsmith.harness.executors.base import IdleWork, OnVerdict, Prepare
 from bugsmith.harness.executors.confirmation import carried_over, next_confirmation, with_carried
 from bugsmith.harness.shared import leftovers, preload, zygote
@@ -436,7 +436,20 @@ class ForkPool:
 
         self.run(chunks, on_verdict, more=more,
                  width=None if idle_work is None else lambda: idle_work.width(len(self.workers)))
-        return assemble(self.tests, runs, started)
+        limit = max((job.timeout for job in chunks), default=0.0)
+        found = assemble(self.tests, runs, started, lambda tests: self._passing_alone(tests, limit))
+        return kept_writes(found, [verdict for _, verdict in runs], self.setup)
+
+    def _passing_alone(self, tests: Sequence[str], limit: float) -> set[str]:
+        """Which of `tests`, each run alone on the unmutated code in a job of its own, pass."""
+        passing: set[str] = set()
+
+        def check(job: Job, verdict: Verdict) -> None:
+            if control_failure(verdict) is None:
+                passing.add(job.tests[0])
+
+        self.run([Job.unmutated(f"alone-{n}", (test,), limit) for n, test in enumerate(tests)], check)
+        return passing
 
     def _spawn(self) -> _Worker:
         """A new worker: forked from the zygote, or an interpreter if there is none (any more)."""
@@ -458,7 +471,7 @@ class ForkPool:
         failures: list[str] = []
 
         def check(job: Job, verdict: Verdict) -> None:
-            reason = control_failure(verdict)
+            reason = control_failure(verdict, environment_ok=True)
             if reason:
                 failures.append(reason)
 

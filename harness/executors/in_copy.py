@@ -5,8 +5,9 @@ runs in the user's tree. Outwards nothing changes: jobs and verdicts name the pr
 test ids and the baseline's coverage (relative paths) are the same in the copy. Inwards the
 workers get a setup whose root is the copy, and each job's mutated files by their paths there.
 
-The baseline runs in the copy too, between two snapshots of it: a suite that itself writes into
-its tree is named in the baseline's `writes`, which the run reports as a warning.
+The baseline runs in the copy too: a suite that itself writes into its tree is named in the
+baseline's `writes`, which the run reports as a warning; from what each job's private view kept
+(harness.child.private_view), and where a job had none, from two snapshots of the copy.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class InCopy:
             found = inner.baseline_with(_Relocated(idle_work, copy.relocation))
         else:
             found = inner.baseline()
-        written = changes(copy.snapshot, snapshot(copy.folder))
+        # What the jobs' private views kept (`found.writes`), and what reached the copy without one.
+        written = sorted(set(found.writes) | set(changes(copy.snapshot, snapshot(copy.folder))))
         return replace(found, writes=tuple(written[:WRITES_SHOWN])) if written else found
 
     def control(self, tests: Sequence[str], timeout: float) -> None:

@@ -41,6 +41,9 @@ SKIPPED = frozenset({
 })
 LARGE_FILE = 64 * 2**20  # bytes: larger files are linked, not copied
 COPY_DIR = Path(".bugsmith") / "tree"
+# Where each job's private view mounts its own scratch space (harness.child.private_view): one
+# empty folder serves every job and every copy, as a mount in a namespace is seen by no other.
+SCRATCH_DIR = Path(".bugsmith") / "scratch"
 
 Entry = tuple[str, int, int]  # kind ("f" file, "d" folder, "l" link), size, mtime in ns (0 for folders)
 Snapshot = dict[str, Entry]  # path relative to the tree's root, with "/" -> its entry
@@ -146,6 +149,7 @@ class Relocation:
 
     origin: str
     root: str
+    scratch: str = ""  # an empty folder for the jobs' private views; "" for none
 
     def into_copy(self, path: str) -> str:
         if _inside(path, self.origin) and not _inside(path, self.root):  # the copy is in the project
@@ -157,7 +161,7 @@ class Relocation:
 
     def setup(self, setup: WorkerSetup) -> WorkerSetup:
         """The setup of workers that run in the copy; `origin` tells them where the project is."""
-        return replace(setup, root=self.root, origin=self.origin,
+        return replace(setup, root=self.root, origin=self.origin, scratch=self.scratch,
                        sources=tuple(self.into_copy(path) for path in setup.sources))
 
     def job(self, job: Job) -> Job:
@@ -192,7 +196,11 @@ class ProjectCopy:
     def __init__(self, origin: Path, folder: Path, lock: IO[bytes], private: bool) -> None:
         self.origin = origin
         self.folder = folder
-        self.relocation = Relocation(origin=str(origin), root=str(folder))
+        scratch = origin / SCRATCH_DIR
+        scratch.mkdir(parents=True, exist_ok=True)
+        # BUGSMITH_PRIVATE_VIEW=0: the jobs share the copy's files, as they did before private views.
+        shared = os.environ.get("BUGSMITH_PRIVATE_VIEW") == "0"
+        self.relocation = Relocation(origin=str(origin), root=str(folder), scratch="" if shared else str(scratch))
         self._lock = lock
         self._private = private
         sync(origin, folder)

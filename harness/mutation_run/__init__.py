@@ -78,8 +78,9 @@ def run(
             executors.close()  # the workers are gone: nothing of the run can still write
             preload.leave()  # for the next run, now that this one has ended well (harness.shared.preload)
             warnings = tree_warnings(the_plan.baseline, changes(tree, snapshot(options.root)))
-            if warnings:
-                store.put_extra("warnings", started_at, {"warnings": list(warnings)})
+            if warnings:  # after the ones the run stored while it ran
+                earlier = (store.extras_at("warnings", started_at) or {}).get("warnings", [])
+                store.put_extra("warnings", started_at, {"warnings": [*earlier, *warnings]})
             return replace(result, warnings=result.warnings + warnings)
         except sqlite3.DatabaseError as error:  # damage quick_check did not see at the start
             if not is_damage(error):
@@ -102,6 +103,17 @@ def tree_warnings(baseline: Baseline, changed: Sequence[str]) -> tuple[str, ...]
     if baseline.writes:
         warnings.append("the test suite itself changes files of its tree (bugsmith ran it in a private "
                         f"copy): {', '.join(baseline.writes[:5])}" + (" ..." if len(baseline.writes) > 5 else ""))
+    if baseline.escapes:
+        warnings.append("the test suite writes into the project itself, by absolute path (each job's private "
+                        f"view kept it out): {', '.join(baseline.escapes[:5])}"
+                        + (" ..." if len(baseline.escapes) > 5 else ""))
+    for test in baseline.order_dependent:
+        warnings.append(f"{test.split(' ', 1)[0]} fails on the unmutated code when it runs after other tests"
+                        f"{' ' + test.split(' ', 1)[1] if ' ' in test else ''} but passes alone: it depends on"
+                        " the tests before it, so no verdict counts it")
+    if baseline.shared_view and (baseline.writes or baseline.escapes):
+        warnings.append(f"the jobs shared the files they wrote ({baseline.shared_view}): a verdict may "
+                        "depend on what another job wrote at the same time")
     if changed:
         warnings.append(f"the project's tree changed during the run ({len(changed)} paths): "
                         + ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else ""))

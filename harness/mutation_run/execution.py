@@ -51,7 +51,7 @@ from bugsmith.harness.outcome import Outcome, RunResult, Status, TestInfo
 from bugsmith.harness.shared.protocol import Job, Verdict
 from bugsmith.harness.store import Store
 from bugsmith.harness.units import statement_ranges
-from bugsmith.harness.verdict import outcome_of
+from bugsmith.harness.verdict import control_failure, environment_failure, outcome_of
 from bugsmith.mutators.mutant import Mutant
 
 Todo = dict[str, tuple[Mutant, tuple[str, ...]]]  # mutant id -> the mutant as it runs, its covering tests
@@ -116,6 +116,9 @@ def execute(the_plan: Plan, store: Store, started: float, started_at: str,
     run_id = _start_run(store, facts, work, started_at, notes)
     recorder = _recorder(store, facts, work, known, progress, jobs)
     _run(executors, facts, recorder, jobs, speculated, passed)
+    warnings = confirm_environment_kills(executors, facts, recorder)
+    if warnings:
+        store.put_extra("warnings", started_at, {"warnings": warnings})
     store.finish_run(run_id, time.monotonic() - started)
     return store.run_result(run_id)
 
@@ -226,6 +229,10 @@ class Recorder:
     cut: set[str] = field(default_factory=set)  # mutants whose job has a later part
     first_parts: dict[str, Outcome] = field(default_factory=dict)  # their first part's outcome, if it survived
     passes: dict[str, frozenset[str]] = field(default_factory=dict)  # per mutant, the tests seen to pass on it
+    # Kills by an error of the environment, held until their test passes alone on the unmutated
+    # code (`confirm_environment_kills`), and whether kills are still held so.
+    held: dict[str, tuple[Job, Outcome]] = field(default_factory=dict)
+    confirming: bool = True
 
     def on_verdict(self, job: Job, verdict: Verdict) -> None:
         speculation = self.facts.plan.speculation
@@ -242,6 +249,14 @@ class Recorder:
             outcome = two_parts_as_one(self.first_parts[mutant_id], outcome)
         if mutant_id in self.known:  # the tests that passed before count as run
             outcome = replace(outcome, covered_by=self.work.todo[mutant_id][1])
+        if self.confirming and outcome.status is Status.KILLED and environment_failure(verdict) is not None:
+            self.held[mutant_id] = (job, outcome)  # stands once its test passes alone on the unmutated code
+            return
+        self.keep(mutant_id, outcome)
+
+    def keep(self, mutant_id: str, outcome: Outcome) -> None:
+        """Store `outcome`, with the kill record it makes, and report progress."""
+        digests = self.facts.digests
         self.order.learn(mutant_id, outcome)
         self.store.put_outcome(self.work.keys[mutant_id], outcome)
         if outcome.status is Status.KILLED and outcome.killed_by and outcome.killed_by[0] in digests:
@@ -293,6 +308,42 @@ def _run(executors: Executors, facts: Facts, recorder: Recorder, jobs: list[Job]
             if mutant_id in recorder.first_parts or mutant_id not in recorder.cut]
     if rest:
         _run_jobs(executors, rest, baseline, options, recorder)
+
+
+def confirm_environment_kills(executors: Executors, facts: Facts, recorder: Recorder) -> list[str]:
+    """Decide the kills held for an error of the environment (a file not found, a refused
+    connection): each killing test runs alone on the unmutated code. Where it passes, the kill
+    is the mutant's doing and stands; where it fails too, the test fails whatever the code, so
+    the mutant runs again without it and that verdict stands. The warnings name such tests."""
+    held, recorder.confirming = recorder.held, False
+    if not held:
+        return []
+    by_test: dict[str, list[str]] = {}
+    for mutant_id, (_, outcome) in held.items():
+        by_test.setdefault(outcome.killed_by[0], []).append(mutant_id)
+    executor = executors.get()
+    alone: dict[str, Verdict] = {}
+    executor.run([timed(Job.unmutated(f"alone:{test}", (test,), 0.0), (test,), facts.by_id, facts.options)
+                  for test in by_test], lambda job, verdict: alone.__setitem__(job.tests[0], verdict))
+    broken = {test: why for test in by_test if (why := control_failure(alone[test])) is not None}
+    again = []
+    for test, mutant_ids in by_test.items():
+        for mutant_id in mutant_ids:
+            job, outcome = held[mutant_id]
+            rest = tuple(t for t in job.tests if t not in broken)
+            if test not in broken:
+                recorder.keep(mutant_id, outcome)
+            elif rest:
+                again.append(timed(job, rest, facts.by_id, facts.options))
+            else:
+                detail = f"its only failing test, {test}, fails on the unmutated code too"
+                recorder.keep(mutant_id, replace(outcome, status=Status.ERROR, killed_by=(), failure=None,
+                                                 detail=detail))
+    if again:
+        executor.run(again, recorder.on_verdict)
+    return [f"{test} fails on the unmutated code when it runs alone ({why}): its outcome depends on the "
+            f"tests before it or on the machine, and the {len(by_test[test])} kill(s) it made were decided "
+            "again without it" for test, why in broken.items()]
 
 
 def _run_jobs(executors: Executors, jobs: list[Job], baseline: Baseline, options: RunOptions,

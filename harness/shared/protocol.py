@@ -113,9 +113,9 @@ class Job:
 
     @classmethod
     def unmutated(cls, mutant_id: str, tests: tuple[str, ...], timeout: float) -> Job:
-        """A job that runs `tests` on the original code (a control run)."""
+        """A job that runs every one of `tests` on the original code (a control run)."""
         return cls(mutant_id=mutant_id, module="", path="", function=None, source="",
-                   tests=tests, timeout=timeout)
+                   tests=tests, timeout=timeout, stop_on_failure=False)
 
     @property
     def enforced(self) -> tuple[float, ...]:
@@ -163,6 +163,11 @@ class Verdict:
     waited: float = 0.0  # of `elapsed`, seconds it was ready to run but had no core (a loaded machine)
     fresh_import: bool = False
     findings: Findings | None = None  # what the job's task found
+    # Files the job created, changed or deleted in the project or its copy (absolute paths),
+    # which its private view kept to itself (harness.child.private_view); and why it had no
+    # private view, when it had none.
+    wrote: tuple[str, ...] = ()
+    shared_view: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {**{field.name: getattr(self, field.name) for field in fields(self)},
@@ -173,7 +178,7 @@ class Verdict:
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
         findings = data.get("findings")
         return cls(**{**data, "results": tuple(TestResult.from_dict(r) for r in data.get("results", ())),
-                      "missing": tuple(data.get("missing", ())),
+                      "missing": tuple(data.get("missing", ())), "wrote": tuple(data.get("wrote", ())),
                       "findings": None if findings is None else findings_from_dict(findings)})
 
 
@@ -189,6 +194,10 @@ class WorkerSetup:
     # The user's project when `root` is a private copy of it (harness.executors.project_copy): imports
     # that resolve into it are served from the copy, and test tools keep their state there.
     origin: str = ""
+    # An empty folder a job's private view mounts its scratch space on (harness.child.private_view):
+    # each job then reads the project, its copy and the temporary folder as synced and writes only
+    # into a view of its own. Empty: the jobs share the files they run in.
+    scratch: str = ""
 
     @property
     def project(self) -> str:

@@ -130,14 +130,28 @@ def test_the_baseline_names_a_suite_that_writes_into_its_tree(cleaner: Path) -> 
     assert any("created run.log" in w for w in again.warnings)
 
 
-def test_a_change_to_the_project_during_the_run_is_reported(cleaner: Path) -> None:
-    """A test that writes into the project by its absolute path escapes the copy: the check of
-    the tree after the run says what changed instead of staying silent."""
+def test_a_change_to_the_project_during_the_run_is_reported(cleaner: Path, monkeypatch) -> None:
+    """Without private views (BUGSMITH_PRIVATE_VIEW=0), a test that writes into the project by
+    its absolute path escapes the copy: the check of the tree after the run says what changed
+    instead of staying silent."""
+    monkeypatch.setenv("BUGSMITH_PRIVATE_VIEW", "0")
     tests = cleaner / "tests" / "test_clean.py"
     escaped = cleaner / "escaped.txt"
     tests.write_text(tests.read_text() + f"\n\ndef test_escapes():\n    open({str(escaped)!r}, 'w').write('x')\n")
     result = harness.run(resolve(cleaner), mutators=(IsNotToIs(),))
     assert any("tree changed during the run" in w and "created escaped.txt" in w for w in result.warnings)
+
+
+def test_a_write_into_the_project_by_absolute_path_stays_in_the_jobs_view(cleaner: Path) -> None:
+    """With private views (the default where the platform has them), the same write never
+    reaches the project, and the run says the suite tried."""
+    tests = cleaner / "tests" / "test_clean.py"
+    escaped = cleaner / "escaped.txt"
+    tests.write_text(tests.read_text() + f"\n\ndef test_escapes():\n    open({str(escaped)!r}, 'w').write('x')\n")
+    before = tree_digest(cleaner)
+    result = harness.run(resolve(cleaner), mutators=(IsNotToIs(),))
+    assert tree_digest(cleaner) == before
+    assert any("writes into the project itself" in w and f"created {escaped}" in w for w in result.warnings)
 
 
 def test_a_source_folder_on_the_path_is_imported_from_the_copy(tmp_path: Path, monkeypatch) -> None:

@@ -276,7 +276,9 @@ class WaitsForTheBaseline(Mutator):
 
 
 @pytest.mark.slow
-def test_a_run_starts_the_baseline_before_its_mutants_are_generated(project: Path, tmp_path: Path) -> None:
+def test_a_run_starts_the_baseline_before_its_mutants_are_generated(project: Path, tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.setenv("BUGSMITH_PRIVATE_VIEW", "0")  # the mark a test leaves must reach this process
     marker = tmp_path / "the-suite-ran"
     tests = project / "tests" / "test_calc.py"
     tests.write_text(TESTS + f"\n\ndef test_leaves_a_mark():\n    open({str(marker)!r}, 'w').close()\n")

@@ -121,6 +121,7 @@ def test_verdicts_and_draws_are_plain_pytests(tmp_path: Path, monkeypatch) -> No
     [plain] = _sequences(tmp_path / "plain")
 
     monkeypatch.setenv("DRAWS", str(tmp_path / "bugsmith"))
+    monkeypatch.setenv("BUGSMITH_PRIVATE_VIEW", "0")  # the test reads the draws the jobs write down
     (tmp_path / "bugsmith").mkdir()
     result = harness.run(resolve(project, families=("classic",)))
     # Every process that ran the test drew plain pytest's values, up to the failure that
