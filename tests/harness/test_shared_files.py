@@ -127,16 +127,17 @@ def shelf(tmp_path: Path) -> Path:
 
 
 def _verdicts(root: Path, jobs: int) -> dict[str, str]:
+    shutil.rmtree(root / ".bugsmith", ignore_errors=True)  # from a fresh store: no verdict reused
     result = harness.run(resolve(root, jobs=jobs))
     return {outcome.mutant_id: outcome.status.value for outcome in result.outcomes}
 
 
 def test_workers_that_share_a_test_folder_give_the_verdicts_of_one_worker(shelf: Path) -> None:
-    """The baseline is green with two and four workers, and every verdict is the one worker's."""
+    """The baseline is green with two workers, and every verdict is the one worker's (four
+    workers, and ten rounds: benchmarks/shared_files.py)."""
     alone = _verdicts(shelf, 1)
     assert "killed" in alone.values() and "survived" in alone.values()
-    for jobs in (2, 4):
-        assert _verdicts(shelf, jobs) == alone
+    assert _verdicts(shelf, 2) == alone
 
 
 def test_a_file_a_mutants_test_leaves_changes_no_later_verdict(shelf: Path) -> None:
