@@ -102,7 +102,9 @@ def main() -> int:
     if request is None:
         return 1  # the parent went away before it asked anything
     reaper.become_subreaper()
-    private = private_view.enter_for(request.setup)  # before the job opens a file of the project
+    # Before the job opens a file of the project; tried in a throwaway child first, since a
+    # user namespace entered cannot be left where the mounts are then refused.
+    private = private_view.refused(request.setup) or private_view.enter_for(request.setup)
     enter_project(request.setup)
     limit_memory(request.setup.memory_limit_mb)
     verdict = run(request.setup, request.job, writer, request.collect_limit)

@@ -189,6 +189,26 @@ def enter_for(setup: WorkerSetup) -> View | str | None:
     return enter((setup.project, setup.root, tempfile.gettempdir()), setup.scratch, keep=(state,))
 
 
+def refused(setup: WorkerSetup) -> str | None:
+    """Why a job of `setup`'s could get no private view on this machine, tried in a throwaway
+    child (a process cannot leave a user namespace it entered, so a job never enters one that
+    then refuses its mounts); None where a view is to be had or none is asked for."""
+    if not setup.scratch:
+        return None
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the throwaway child
+        os.close(reader)
+        view = enter_for(setup)
+        os.write(writer, view.encode() if isinstance(view, str) else b"")
+        os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as answer:
+        reason = answer.read().decode()
+    os.waitpid(pid, 0)
+    return reason or None
+
+
 def kept(verdict: Verdict, view: View | str | None, setup: WorkerSetup) -> Verdict:
     """`verdict` with what the job's view kept from the project (its copy is inside it) as
     `created /abs/path`, ...; or, with no view, why it had none."""

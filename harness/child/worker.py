@@ -120,6 +120,8 @@ class ForkServer(CollectErrors):
         self.collapsed = False  # memory moved into huge pages (harness.child.huge_pages)
         self.launched = dict(os.environ)  # before pytest and the suite's start-up (harness.shared.preload)
         self.private: private_view.View | str | None = None  # in a job's child: its view of the files
+        self.no_view: str | None = None  # why this machine gives the jobs no private view (asked once)
+        self.view_asked = False
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -167,6 +169,8 @@ class ForkServer(CollectErrors):
             # The unmutated suite's chunks write hypothesis' example database; anything else
             # in the child (a mutant, a patched coverage run, triage) only reads it.
             self.view.before_fork(baseline=isinstance(job.task, CoverageTask) and not job.patches)
+        if not self.view_asked:
+            self.no_view, self.view_asked = private_view.refused(self.setup), True
         read_end, write_end = os.pipe()
         started = time.monotonic()
         me = os.getpid()
@@ -207,7 +211,7 @@ class ForkServer(CollectErrors):
     def _child(self, job: Job, fd: int) -> None:
         os.setpgid(0, 0)
         # First, before the job opens a file: what it writes, no other job sees, nor it theirs.
-        self.private = private_view.enter_for(self.setup)
+        self.private = self.no_view or private_view.enter_for(self.setup)
         limit_memory(self.setup.memory_limit_mb)
         out = os.fdopen(fd, "wb", buffering=0)
         if isinstance(job.task, CoverageTask):

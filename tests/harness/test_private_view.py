@@ -10,11 +10,13 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bugsmith.harness.child import private_view
+from bugsmith.harness.shared.protocol import WorkerSetup
 
 PR_SET_DUMPABLE = 4
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mount namespaces are Linux's")
@@ -154,3 +156,16 @@ def test_a_kept_folder_under_a_covered_one_stays_the_hosts(place) -> None:
         pytest.skip(f"this machine gives no private view: {seen['refused']}")
     assert seen == {"written": ["other"]}
     assert (state / "examples").read_text() == "kept" and not (temp / "other").exists()
+
+
+def test_a_machine_that_refuses_a_view_is_found_out_in_a_throwaway_child(place) -> None:
+    """The job itself never enters a namespace whose mounts are then refused: the reason comes
+    from a child that is thrown away, and none where a view is to be had or none asked for."""
+    tree, scratch, temp = place
+    setup = WorkerSetup(root=str(tree), pytest_args=(), test_paths=(), sources=(), memory_limit_mb=0,
+                        origin=str(tree), scratch=str(scratch))
+    assert _in_child(lambda: {"refused": private_view.refused(setup)}) == {"refused": None}
+    odd = scratch / "a,b"
+    odd.mkdir()
+    assert private_view.refused(replace(setup, scratch=str(odd))) == f"overlayfs cannot name the path {str(odd)!r}"
+    assert private_view.refused(replace(setup, scratch="")) is None
