@@ -1,12 +1,12 @@
-"""A job's private view of the project's copy and of the temporary folder.
+"""A job's private view of the project, its copy and the temporary folder.
 
 Two jobs that run at once in one copy of the project share its files: a suite whose fixture
 deletes and re-creates a folder around every test (python-box's `test/tmp`) then deletes the
 files of the test running beside it, and a file one mutant's test leaves behind is still there
 for the next mutant. So each job runs in a mount namespace of its own, where an overlay lies
-over the copy and over the temporary folder: the job reads the files as they were when the run
-synced them and writes into a scratch tmpfs that nobody else sees and that goes with the
-namespace when the job's last process ends. The paths do not change, so whatever the suite
+over the project (its copy is inside it) and over the temporary folder: the job reads the files
+as they were when the run synced them and writes into a scratch tmpfs that nobody else sees and
+that goes with the namespace when the job's last process ends. The paths do not change, so whatever the suite
 computed from `__file__` or the working directory before the fork still points at the job's
 own files.
 
