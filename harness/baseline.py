@@ -146,11 +146,13 @@ def kept_writes(baseline: Baseline, verdicts: Sequence[Verdict], setup: WorkerSe
     for verdict in verdicts:
         for change in verdict.wrote:
             verb, _, path = change.partition(" ")
-            (writes if path.startswith(tree) else escapes).append(
-                f"{verb} {path.removeprefix(tree)}" if path.startswith(tree) else change)
+            if path.startswith(tree):
+                writes.append(f"{verb} {path.removeprefix(tree)}")
+            else:
+                escapes.append(change)
     shared = next((verdict.shared_view for verdict in verdicts if verdict.shared_view), "")
     return replace(baseline, writes=tuple(sorted(set(writes)))[:shown], escapes=tuple(sorted(set(escapes)))[:shown],
-                   shared_view=shared or "")
+                   shared_view=shared)
 
 
 def _raise_broken(job: Job, verdict: Verdict, results: Mapping[str, TestResult]) -> None:
