@@ -15,7 +15,7 @@ from bugsmith.harness.config import RunOptions
 from bugsmith.harness.discovery import source_files
 from bugsmith.harness.executors.base import Executor
 from bugsmith.harness.executors.table import local_executor
-from bugsmith.harness.job_plan import time_limit
+from bugsmith.harness.job_plan import timed
 from bugsmith.harness.mutation_run.planning import load_baseline, test_file_hashes, worker_setup
 from bugsmith.harness.outcome import TestInfo
 from bugsmith.harness.shared.protocol import Job, Patch, Verdict
@@ -86,10 +86,12 @@ class Evaluator:
             for mutant in group:
                 patches.append(Patch(module=mutant.module, path=path, function=mutant.function, source=source))
         first, *rest = patches or [Patch(module="", path="", function=None, source="")]
-        timeout = time_limit(chosen, self.tests, self.options.timeout_factor, self.options.timeout_base)
-        return Job(mutant_id=key, module=first.module, path=first.path, function=first.function,
-                   source=first.source, tests=chosen, timeout=timeout,
-                   stop_on_failure=stop_on_failure, extra=tuple(rest))
+        # Each test's own limit, and the short limit of a first run, as in a mutation run: a bug
+        # that hangs a test costs that test's limit, not the whole job's, before it is confirmed.
+        job = Job(mutant_id=key, module=first.module, path=first.path, function=first.function,
+                  source=first.source, tests=chosen, timeout=0.0, stop_on_failure=stop_on_failure,
+                  extra=tuple(rest))
+        return timed(job, chosen, self.tests, self.options)
 
     def run(self, jobs: Sequence[Job]) -> dict[str, Verdict]:
         assert self._pool is not None, "use Evaluator as a context manager"

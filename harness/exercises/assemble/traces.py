@@ -45,7 +45,8 @@ def machine_trace(mutant: Mutant, source: str) -> str | None:
         return "a guard's `return False` turned into `return True`"
     if _breaks_a_parallel_pair(mutant, source):
         return "one half of a parallel pair changed"
-    if ".pop" in source and _dangling_peeks(_mutated_source(mutant, source)) > _dangling_peeks(source):
+    if ".pop" in _around_the_edit(mutant, source) \
+            and _dangling_peeks(_mutated_source(mutant, source)) > _dangling_peeks(source):
         return "a peek left dangling before a pop"
     return None
 
@@ -53,6 +54,19 @@ def machine_trace(mutant: Mutant, source: str) -> str | None:
 def _mutated_source(mutant: Mutant, source: str) -> str:
     start, end = mutant.span.offsets(source)
     return source[:start] + mutant.mutated + source[end:]
+
+
+def _around_the_edit(mutant: Mutant, source: str) -> str:
+    """The edited lines, before and after the edit, with the nearest code line on either side:
+    a peek and a pop the edit leaves side by side are among them (one was edited, or the edit
+    stood between them), so where they hold no `.pop` the whole-file parse is skipped."""
+    start, end = mutant.span.offsets(source)
+    lines = source.splitlines()
+    first, last = source.count("\n", 0, start), source.count("\n", 0, end)
+    code = [i for i, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")]
+    before = max((i for i in code if i < first), default=first)
+    after = min((i for i in code if i > last), default=last)
+    return "\n".join([*lines[before:after + 1], mutant.mutated])
 
 
 @functools.lru_cache(maxsize=16)
