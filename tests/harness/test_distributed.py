@@ -197,7 +197,9 @@ class LosesFirstBatch:
 def test_a_batch_that_never_comes_back_is_sent_again(project: Path, cluster, monkeypatch) -> None:
     """A lost batch costs one wait of the slowest batch's time, then is sent again: every mutant
     gets its one right verdict instead of a run that waits forever."""
-    monkeypatch.setattr(distributed_executor, "_patience", lambda batches, control: 30.0)
+    # Long enough for a toy batch with its timeout confirmed at load 8: a batch merely slow is
+    # not lost, and one resent early changes no verdict.
+    monkeypatch.setattr(distributed_executor, "_patience", lambda batches, control: 15.0)
     client = LosesFirstBatch(cluster)
     result = _within(600, harness.run, options=resolve(project), mutators=TOY_MUTATORS,
                      executor_factory=_on(client))
