@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from bugsmith.errors import HarnessError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.executors.base import Executor, ExecutorFactory, log_dir
-from bugsmith.harness.executors.distributed import DaskExecutor, require_dask
 from bugsmith.harness.executors.fork_pool import ForkPool
 from bugsmith.harness.executors.in_copy import InCopy
 from bugsmith.harness.executors.subprocess_pool import SubprocessPool
@@ -29,10 +28,18 @@ def _subprocess(setup: WorkerSetup, options: RunOptions, scheduler: str | None) 
     return InCopy(setup, lambda moved: SubprocessPool(moved, options.jobs))
 
 
+# The Dask executor is imported when a run asks for it: importing `distributed` costs more than
+# the rest of bugsmith together (over a second), which every command and worker would pay.
 def _dask(setup: WorkerSetup, options: RunOptions, scheduler: str | None) -> Executor:
     if options.sandbox is not None:  # its workers run on other machines, outside any sandbox of ours
         raise HarnessError("a sandboxed run (untrusted tests) cannot go to a Dask cluster")
+    from bugsmith.harness.executors.distributed import DaskExecutor
     return DaskExecutor(setup, address=scheduler)
+
+
+def _dask_ready(scheduler: str | None) -> None:
+    from bugsmith.harness.executors.distributed import require_dask
+    require_dask(scheduler)
 
 
 def _ready(scheduler: str | None) -> None:
@@ -51,7 +58,7 @@ class Kind:
 EXECUTORS: dict[str, Kind] = {
     "fork": Kind(open=_fork, local=True),
     "subprocess": Kind(open=_subprocess, local=True),
-    "dask": Kind(open=_dask, local=False, check=require_dask),
+    "dask": Kind(open=_dask, local=False, check=_dask_ready),
 }
 LOCAL = "local"  # `--executor local`: the local kind the run's isolation names
 
