@@ -56,7 +56,7 @@ def _as_inputs(q: ArrayLike, k: ArrayLike, v: ArrayLike) -> tuple[Floats, Floats
         raise ValueError(f"q and k must share the last dimension d, got {q.shape} and {k.shape}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(f"k and v must have the same number of keys, got {k.shape} and {v.shape}")
-    # No broadcasting between q, k and v: a batch of 1 against a batch of 2 is a caller's bug.
+    # No broadcasting between q, k and v: a batch of 1 against a batch of 2 is a caller's mistake.
     if not q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
         raise ValueError(f"q, k and v must have the same leading dimensions, got {q.shape}, {k.shape}, {v.shape}")
     return q, k, v

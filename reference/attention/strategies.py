@@ -1,6 +1,6 @@
-"""Hypothesis strategies for valid `reference.attention` inputs.
+"""Hypothesis strategies for valid `attention` inputs.
 
-Shapes are small (sizes 1 to 4, up to two leading dimensions) but chosen to expose shape bugs:
+Shapes are small (sizes 1 to 4, up to two leading dimensions) but chosen to expose shape errors:
 `Lq` and `Lk` differ as often as not, so a transposed mask or an unshifted causal diagonal shows;
 `d` differs from `dv` and from 1, so a wrong scale shows; masks come in every broadcastable
 shape, and some hide every key of a query.

@@ -1,6 +1,6 @@
-"""Hypothesis strategies that generate valid inputs for `reference.auc`.
+"""Hypothesis strategies that generate valid inputs for `roc_curve` and `roc_auc_score`.
 
-The inputs are built to expose ROC bugs: scores come from a small pool so ties (also across
+The inputs are built to expose ROC errors: scores come from a small pool so ties (also across
 classes) are the rule, class counts are unbalanced as often as not, and weights include zeros,
 fractions and large values. Both classes always carry positive weight, so every input is valid.
 """

@@ -1,4 +1,4 @@
-"""Hypothesis strategies that generate valid inputs for `reference.extra_trees`.
+"""Hypothesis strategies that generate valid inputs for the extra-trees models.
 
 Datasets are tiny (up to 16 rows and 4 columns) so that a fit takes milliseconds, and built to
 reach the branches that matter: columns and targets are drawn from a small pool (ties,

@@ -112,7 +112,7 @@ def _draw_split(
     """The best of `n_candidates` random (feature, threshold) splits of the node's `rows`.
 
     `Y` holds the node's rows of the encoded target and `totals` their column sums. Returns
-    None when no candidate is valid. A constant feature draws its threshold at its only value,
+    None when no drawn split is valid. A constant feature draws its threshold at its only value,
     so every row goes left and the empty right child fails the `min_samples_leaf` test.
     """
     candidates = rng.permutation(X.shape[1])[: rules.n_candidates]

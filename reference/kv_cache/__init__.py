@@ -1,4 +1,4 @@
-"""Paged KV-cache block allocator: lowest-free allocation, reference counts, copy-on-write."""
+"""Paged KV-cache block allocator: lowest-free allocation, ref counts, copy-on-write."""
 
 from .allocator import BlockAllocator, OutOfBlocks
 

@@ -1,7 +1,7 @@
 """A paged KV-cache block allocator, in the manner of vLLM's PagedAttention.
 
 Every sequence owns a table of fixed-size blocks. Forked sequences share their parent's blocks
-under reference counts, and a shared block is copied only when a sequence is about to write into
+under ref counts, and a shared block is copied only when a sequence is about to write into
 it. The contract is in `problem.md` beside this module.
 """
 

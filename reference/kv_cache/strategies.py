@@ -1,4 +1,4 @@
-"""Hypothesis strategies for valid `reference.kv_cache` inputs.
+"""Hypothesis strategies for valid `BlockAllocator` inputs.
 
 Pools stay small (up to 12 blocks of 1 to 4 tokens) so that they run out, and histories mix
 allocations, appends, forks and frees, so that shared blocks, copies-on-write and reused block

@@ -1,6 +1,6 @@
-"""Hypothesis strategies that generate valid inputs for `reference.pr_curve`.
+"""Hypothesis strategies that generate valid inputs for the precision-recall functions.
 
-The inputs are built to expose precision-recall bugs: scores come from a small pool so ties
+The inputs are built to expose precision-recall errors: scores come from a small pool so ties
 (also across classes) are the rule, positives are rare as often as not (and now and then absent
 or alone), and weights include zeros, fractions and large values. At least one sample always
 carries positive weight, so every input is valid.

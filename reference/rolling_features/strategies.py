@@ -12,7 +12,7 @@ import pandas as pd
 from hypothesis import strategies as st
 
 # The statistics problem.md names, in its order (not imported: the contract exports only the
-# function, and a candidate's rewrite need not define this tuple).
+# function, and another implementation need not define this tuple).
 STATS = ("mean", "std", "min", "max")
 VALUE = "x"
 TIME = "t"

@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass
 
 
-# Keyword-only, as problem.md declares them: a candidate's rewrite may order the fields its own way.
+# Keyword-only, as problem.md declares them: another implementation may order the fields its own way.
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Request:
     """One inference request: a prompt to prefill, then up to `max_new_tokens` tokens to decode."""

@@ -134,3 +134,36 @@ def test_the_heuristic_is_selective_on_reference_code(path):
     source, mutants = reference_mutants(path)
     stated = sum(stated_intent(source, mutant).stated for mutant in mutants)
     assert 0 < stated < len(mutants) / 2
+
+
+def test_the_comment_after_the_bug_is_read_too():
+    """Scheduler: `if self._fits(r): break` (a `not` dropped) under no comment, with "a head that
+    does not fit blocks everyone behind it" on the next line: a giveaway."""
+    source, mutant = reference_mutant("reference/scheduler/scheduler.py", "if not self._fits(entry.request, budget)",
+                                      "classic/drop-unary")
+    intent = stated_intent(source, mutant)
+    assert intent.stated and intent.comment and intent.line == mutant.span.line + 1
+    assert "does not fit" in intent.text
+
+
+def test_comments_below_and_the_functions_docstring_count_and_far_ones_need_the_changed_words():
+    """A comment two lines below the bug counts as a comment above does; the function's docstring
+    counts wherever it is; a comment further off in the function counts only by the edited
+    tokens' own words, not by the names beside them."""
+    edit = bug(">", ">=", 2)
+    below = "def f(weights):\n    keep = weights > 0\n    x = 1\n    # Zero-weight samples must not create a point.\n"
+    assert stated_intent(below, edit).stated
+    far_docstring = ('def fit(self):\n    """Grow `n_estimators` trees."""\n' + "    x = 1\n" * 12
+                     + "    for i in range(self.n_estimators):\n        x += i\n")
+    assert stated_intent(far_docstring, bug("self.n_estimators", "self.n_estimators + 1", 15)).stated
+    far_comment = ("def f(weights):\n    # Zero-weight samples must not create a point.\n" + "    x = 1\n" * 8
+                   + "    keep = weights > 0\n")
+    assert not stated_intent(far_comment, bug(">", ">=", 11)).stated
+
+
+def test_a_block_of_comments_is_read_as_one_passage():
+    """A sentence that runs over two comment lines is found, and reported from the block's first line."""
+    source = ("def f(weights):\n    # Zero-weight samples must not\n    # even create a curve point.\n"
+              "    keep = weights > 0\n")
+    intent = stated_intent(source, bug(">", ">=", 4))
+    assert intent.stated and intent.line == 2 and intent.end_line == 3

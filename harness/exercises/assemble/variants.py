@@ -33,7 +33,7 @@ from pathlib import Path
 from bugsmith.harness.evaluate import combined_source
 from bugsmith.harness.exercises.assemble.rewrites import rewrite
 from bugsmith.harness.exercises.judge.suite_runs import covers
-from bugsmith.harness.exercises.measure.clues import clue_of, drop_clues
+from bugsmith.harness.exercises.measure.clues import clues_of, drop_clues
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
 from bugsmith.harness.exercises.sources.layout import code_files, grader_kit
 from bugsmith.harness.exercises.sources.problems import Problem
@@ -97,9 +97,9 @@ def carried_over(exercise: Exercise, reference: Mapping[str, str], seed: str,
 
 def handout(reference: str, file: str, mutants: Sequence[Mutant], dropped: Sequence[Mutant]) -> str:
     """The variant's file as handed out: its bugs applied, and the clues the original handout
-    dropped (a hard exercise's comment that states the intent a bug contradicts) dropped again."""
-    clues = [clue_of(reference, mutants, m) for m in dropped if m.file == file]
-    return drop_clues(combined_source(reference, [m for m in mutants if m.file == file]), [c for c in clues if c])
+    dropped (a medium or hard exercise's sentences that state what a bug contradicts) dropped again."""
+    clues = [c for m in dropped if m.file == file for c in clues_of(reference, mutants, m)]
+    return drop_clues(combined_source(reference, [m for m in mutants if m.file == file]), clues)
 
 
 def variant_exercise(problem: Problem, exercise: Exercise, seed: str, *,

@@ -13,8 +13,10 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
 
 An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when its bugs interact
 (a visible test fails with either bug alone: fixing one leaves that symptom red); the score is 1 plus the
-points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. A bug at fault
-localisation rank 1 under a contradicting comment is never "hard", whatever else it has.
+points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. An exercise whose every
+bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent) is
+never "hard", whatever else it has: the reader compares the sentence with the line. (A medium or
+hard handout loses those sentences, and its evidence says so: harness.exercises.measure.levels.)
 """
 
 from __future__ import annotations
@@ -66,8 +68,8 @@ def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool 
         factors["interaction"] = int(interact)
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
-    if level == "hard" and all(e.fl_rank == 1 and e.intent for e in evidence):
-        score, level = LEVELS[1][0], LEVELS[1][1]  # the tests and a comment point at every bug
+    if level == "hard" and all(e.intent for e in evidence):
+        score, level = LEVELS[1][0], LEVELS[1][1]  # a sentence next to every bug says what it should do
     return Difficulty(score=score, level=level, factors=factors)
 
 

@@ -5,9 +5,14 @@ A comment such as "Zero-weight samples must not even create a curve point" above
 `range(self.n_estimators + 1)`, gives a bug away: the reader compares the sentence with the
 line and sees the mismatch. The heuristic compares *concepts*: the words of the changed
 tokens (identifiers split at `_` and case changes, literals spelled out, operators in words)
-against the words of the comments and docstrings within a few lines. A compound identifier
-named whole (`n_estimators`, or any name in backticks) counts two, any other shared word one;
-two make a statement of intent. One shared plain word ("weights are normalised") does not.
+against the words of the comments and docstrings a reader sees with the bug: those a few lines
+above, on and below its lines, every comment and the docstring of the function it is in, and a
+docstring that starts or ends a few lines away. A comment near the bug is read against the whole
+statement (it describes the statement: `if not self._fits(r): break  # a head that does not fit
+blocks everyone`); a docstring, or a comment further off in the function, against the changed
+tokens alone. Consecutive whole-line comments are one passage. A compound identifier named whole
+(`n_estimators`, or any name in backticks) counts two, any other shared word one; two make a
+statement of intent. One shared plain word ("weights are normalised") does not.
 """
 
 from __future__ import annotations
@@ -21,8 +26,7 @@ from dataclasses import dataclass
 
 from bugsmith.mutators.mutant import Mutant
 
-COMMENT_LINES_ABOVE = 3  # comments this close above the bug (or on its lines) count
-DOCSTRING_LINES_ABOVE = 8  # the enclosing function's docstring counts if it ends this close
+NEAR_LINES = 3  # a comment or docstring this close above or below the bug's lines is near it
 STATED = 2  # points that make a statement of intent
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -39,6 +43,7 @@ OPERATOR_WORDS = {
     "/": ("divided", "ratio", "share", "normalised", "normalized", "mean", "average"),
     "*": ("times", "weighted"), "%": ("modulo", "remainder"), "[::-1]": ("reversed", "reverse"),
 }
+_SPOKEN = frozenset(word for spoken in OPERATOR_WORDS.values() for word in spoken)
 # Words too common in code to say anything about intent.
 STOPWORDS = frozenset("""self cls np pd the and for not with from into len range int float str list dict set tuple
 return none true false if else in is of to a an it its be by on at as this that all any are np numpy""".split())
@@ -46,13 +51,25 @@ return none true false if else in is of to a an it its be by on at as this that 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Intent:
-    """The comment or docstring nearest the bug that states what the bug contradicts, if any."""
+    """A comment or docstring sentence near the bug and how strongly it states what the bug contradicts."""
 
     stated: bool
-    text: str  # the comment line, or the docstring's sentence, that scored highest
-    line: int  # where the comment or docstring starts; 0 when there is none
+    text: str  # the sentence of the comment or docstring that scored
+    line: int  # where the comment (or block of comments) or docstring starts; 0 when there is none
     points: int
     comment: bool = False  # a comment (else a docstring)
+    end_line: int = 0  # where the comment block or docstring ends
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Passage:
+    """A comment, a block of consecutive whole-line comments, or a docstring, and where it stands."""
+
+    line: int
+    end_line: int
+    text: str
+    comment: bool
+    near: bool  # within NEAR_LINES of the bug's lines: read against the whole statement
 
 
 def words(text: str) -> set[str]:
@@ -87,11 +104,14 @@ def changed_concepts(mutant: Mutant) -> tuple[set[str], set[str]]:
     return compound, found
 
 
-def statement_concepts(source: str, mutant: Mutant) -> set[str]:
+def statement_concepts(source: str, mutant: Mutant, *, line: int | None = None,
+                       end_line: int | None = None) -> set[str]:
     """The edited tokens' words and those of the rest of their statement's lines: a comment just
     above, or a test's name, describes the whole statement, so an edited operator or literal is
-    read together with the names beside it (`weights > 0` under "zero-weight samples")."""
-    lines = " ".join(source.splitlines()[mutant.span.line - 1:mutant.span.end_line])
+    read together with the names beside it (`weights > 0` under "zero-weight samples").
+    `line` and `end_line` place the bug in `source` when it is not the file the mutant was made of."""
+    first, last = line or mutant.span.line, end_line or mutant.span.end_line
+    lines = " ".join(source.splitlines()[first - 1:last])
     names = " ".join(i for i in _IDENTIFIER.findall(lines) if i.lower() not in STOPWORDS)
     return changed_concepts(mutant)[1] | words(names) | {NUMBER_WORDS.get(n, n) for n in _NUMBER.findall(lines)}
 
@@ -100,49 +120,99 @@ def points(sentence: str, compound: set[str], concepts: set[str]) -> int:
     """How strongly `sentence` talks about the changed tokens."""
     quoted = {q.strip().lower().removeprefix("self.") for q in _BACKTICKED.findall(sentence)}
     named = {c for c in compound if c in sentence.lower()} | {q for q in quoted if words(q) & concepts}
-    shared = words(sentence) & concepts
+    # an operator's words ("not", "no") are stopwords in prose, but they name a dropped `not`
+    spoken = {w for w in re.findall(r"[a-z]+", sentence.lower()) if w in _SPOKEN and w in concepts}
+    shared = (words(sentence) | spoken) & concepts
     named_words = set().union(*(words(n) for n in named)) if named else set()
     return 2 * len(named) + len(shared - named_words)
 
 
-def nearby_text(source: str, line: int, end_line: int) -> list[tuple[int, str, bool]]:
-    """The comments within COMMENT_LINES_ABOVE lines above `line` (or on the bug's lines), and the
-    docstring of the function the bug is in if it ends within DOCSTRING_LINES_ABOVE lines:
-    (line, text, whether it is a comment)."""
-    found = []
+def _comments(source: str) -> list[tuple[int, int, str]]:
+    """Every comment as (first line, last line, text): consecutive whole-line comments at one
+    indentation are one block, a comment after code is one on its own."""
+    found: list[tuple[int, int, str, int]] = []  # (line, end line, text, column; -1 after code)
+    lines = source.splitlines()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type != tokenize.COMMENT:
+            continue
+        number, column = token.start
+        whole = not lines[number - 1][:column].strip()
+        text = token.string.lstrip("#").strip()
+        last = found[-1] if found else None
+        if whole and last and last[3] == column and last[1] == number - 1:
+            found[-1] = (last[0], number, f"{last[2]} {text}".strip(), column)
+        else:
+            found.append((number, number, text, column if whole else -1))
+    return [(line, end, text) for line, end, text, _ in found if text]
+
+
+def _docstrings(tree: ast.Module) -> list[tuple[int, int, str, ast.AST]]:
+    """Every docstring of the module, a class or a function: (first line, last line, text, owner)."""
+    found: list[tuple[int, int, str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                found.append((first.lineno, first.end_lineno or first.lineno, first.value.value.strip(), node))
+    return found
+
+
+def enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose lines hold `line`."""
+    inside = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+              and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return min(inside, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
+
+
+def nearby_text(source: str, line: int, end_line: int) -> list[Passage]:
+    """The comments and docstrings a reader sees with a bug on lines `line`-`end_line`: within
+    NEAR_LINES above or below them, and anywhere in the function they are in (its docstring too)."""
+    low, high = line - NEAR_LINES, end_line + NEAR_LINES
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT and line - COMMENT_LINES_ABOVE <= token.start[0] <= end_line:
-                found.append((token.start[0], token.string.lstrip("#").strip(), True))
+        comments = _comments(source)
         tree = ast.parse(source)
     except (SyntaxError, tokenize.TokenError):
-        return found
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= line <= (node.end_lineno or 0):
-            first = node.body[0] if node.body else None
-            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)
-                    and line - DOCSTRING_LINES_ABOVE <= (first.end_lineno or 0) < line):
-                found.append((first.lineno, first.value.value.strip(), False))
-    return sorted(found)
+        return []
+    function = enclosing_function(tree, line)
+    start, end = (function.lineno, function.end_lineno or function.lineno) if function else (line, end_line)
+    found = []
+    for first, last, text in comments:
+        near = first <= high and last >= low
+        if near or start <= first <= end:
+            found.append(Passage(line=first, end_line=last, text=text, comment=True, near=near))
+    for first, last, text, owner in _docstrings(tree):
+        if owner is function or (first <= high and last >= low):
+            found.append(Passage(line=first, end_line=last, text=text, comment=False, near=False))
+    return sorted(found, key=lambda p: (p.line, p.comment))
+
+
+def stated_intents(source: str, mutant: Mutant, *, line: int | None = None,
+                   end_line: int | None = None) -> tuple[Intent, ...]:
+    """Every sentence near `mutant` that states the intent the edit contradicts, by place.
+    `source` is the unmutated file, or a handout: then `line` and `end_line` place the bug in it."""
+    compound, concepts = changed_concepts(mutant)
+    statement = statement_concepts(source, mutant, line=line, end_line=end_line)
+    found = []
+    first, last = line or mutant.span.line, end_line or mutant.span.end_line
+    for passage in nearby_text(source, first, last):
+        for sentence in _sentences(passage.text):
+            score = points(sentence, compound, statement if passage.near else concepts)
+            if score >= STATED:
+                found.append(Intent(stated=True, text=sentence, line=passage.line, points=score,
+                                    comment=passage.comment, end_line=passage.end_line))
+    return tuple(found)
 
 
 def stated_intent(source: str, mutant: Mutant) -> Intent:
-    """Whether a comment or docstring near `mutant` (in the unmutated `source`) states the
-    intent the edit contradicts."""
-    compound, concepts = changed_concepts(mutant)
-    statement = statement_concepts(source, mutant)
-    best = Intent(stated=False, text="", line=0, points=0)
-    for line, text, is_comment in nearby_text(source, mutant.span.line, mutant.span.end_line):
-        for sentence in [" ".join(text.split())] if is_comment else _sentences(text):
-            score = points(sentence, compound, statement if is_comment else concepts)
-            if score > best.points:
-                best = Intent(stated=score >= STATED, text=sentence, line=line, points=score, comment=is_comment)
-    return best
+    """The sentence near `mutant` (in the unmutated `source`) that states most strongly the
+    intent the edit contradicts, or a record that none does."""
+    found = stated_intents(source, mutant)
+    return max(found, key=lambda i: (i.points, -i.line), default=Intent(stated=False, text="", line=0, points=0))
 
 
 def _sentences(text: str) -> Iterable[str]:
-    """A docstring's sentences (its first one says what the function does); a comment is one."""
+    """The sentences of a docstring or a block of comments (a docstring's first says what the function does)."""
     for part in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
         if part.strip():
             yield " ".join(part.split())

@@ -1,6 +1,13 @@
 """An exercise's difficulty during a build: each bug's findability measured once (kept in the
-store), the level of a group of bugs, whether it is the level asked for, and the handout a hard
-exercise gets (without the sentence that gives its bug away).
+store), the level of a group of bugs, whether it is the level asked for, and the handout each
+exercise gets.
+
+A medium or hard exercise's handout loses every comment and docstring sentence that states what
+its bugs contradict (harness.exercises.measure.clues), and its level is that of the code as
+handed out, without them. An easy exercise keeps them: a sentence that says what the line should
+do is what makes it easy, and taking it away would make another exercise than the one measured.
+When no level is asked, the level with the clues decides: easy keeps them, any other drops them
+(and is measured again without them, which can only make it harder).
 
 The builder (harness.exercises.assemble.selection) calls this; the evidence is harness.exercises.findability
 and harness.exercises.measure.probes, the formula harness.exercises.measure.difficulty.
@@ -13,7 +20,7 @@ from dataclasses import replace
 
 from bugsmith.harness.evaluate import combined_source
 from bugsmith.harness.exercises.findability import Findability
-from bugsmith.harness.exercises.measure.clues import clue_of, drop_clues
+from bugsmith.harness.exercises.measure.clues import clues_of, drop_clues
 from bugsmith.harness.exercises.measure.difficulty import LEVEL_NAMES, difficulty, interacting
 from bugsmith.harness.exercises.measure.probes import Probes
 from bugsmith.harness.exercises.records import Difficulty, ExerciseOptions, Symptom
@@ -21,7 +28,8 @@ from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 
 FINDABILITY_KIND = "exercise-findability"
-FINDABILITY_VERSION = "findability/2"  # part of its cache key: a new measure re-measures
+FINDABILITY_VERSION = "findability/3"  # part of its cache key: a new measure re-measures
+DROPPED_AT = ("medium", "hard")  # the levels whose handouts lose the sentences that give a bug away
 
 
 class Levels:
@@ -47,22 +55,25 @@ class Levels:
             return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
         # One bug's level may be told before its repair search: skip that search if no result of it could fit.
         full = self.options.bugs > 1 or len(mutants) > 1
-        found = self.findings(mutants, full=full)
+        found = self.findings(mutants, silent=silent, full=full)
         return difficulty(found, silent=silent, interact=self.interact(mutants)).level == self.options.difficulty
 
     def score(self, mutants: Sequence[Mutant], silent: bool) -> tuple[tuple[Findability, ...], Difficulty]:
         """The evidence of every bug (repair search included) and the exercise's difficulty."""
-        found = self.findings(mutants)
+        found = self.findings(mutants, silent=silent)
         return found, difficulty(found, silent=silent, interact=self.interact(mutants))
 
     def interact(self, mutants: Sequence[Mutant]) -> bool:
         return interacting([[s.test for s in self.alone.get(m.id, ((), True))[0]] for m in mutants])
 
-    def findings(self, mutants: Sequence[Mutant], *, full: bool = True) -> tuple[Findability, ...]:
-        """Each bug's evidence as its handout shows it: a hard exercise's handout loses the
-        comment or docstring sentence that states what its bug contradicts."""
+    def findings(self, mutants: Sequence[Mutant], *, silent: bool, full: bool = True) -> tuple[Findability, ...]:
+        """Each bug's evidence as its handout shows it: a medium or hard exercise's handout loses
+        the comments and docstring sentences that state what its bugs contradict."""
         found = tuple(self._findability(m, full=full) for m in mutants)
-        if self.options.difficulty != "hard":
+        asked = self.options.difficulty
+        if asked and asked not in DROPPED_AT:
+            return found
+        if not asked and difficulty(found, silent=silent, interact=self.interact(mutants)).level not in DROPPED_AT:
             return found
         return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
 
@@ -71,12 +82,12 @@ class Levels:
         """One file as handed out: `reference` with the bugs of `group` (all in that file), less
         the clues the evidence says were dropped; `mutants` and `found` are the whole exercise's."""
         dropped = [m for m, f in zip(mutants, found) if f.clue_dropped and m in group]
-        clues = [clue_of(reference, mutants, m) for m in dropped]
-        return drop_clues(combined_source(reference, group), [c for c in clues if c])
+        clues = [clue for m in dropped for clue in clues_of(reference, mutants, m)]
+        return drop_clues(combined_source(reference, group), clues)
 
     def _could_fit(self, survey: Findability, silent: bool) -> bool:
         """Whether some outcome of the repair search (found at once, or never) gives the asked level."""
-        if self.options.difficulty == "hard" and survey.intent:
+        if self.options.difficulty in DROPPED_AT and survey.intent:
             survey = replace(survey, intent=False)  # its handout drops the comment
         low, high = (LEVEL_NAMES.index(difficulty([replace(survey, repair_tries=tries, repair_searched=True)],
                                                   silent=silent).level) for tries in (1, None))

@@ -2,10 +2,13 @@
 
 Two runs per bug, both on the visible tests only (what a candidate has): the mutated program
 under coverage, one context per test, for fault localisation; then an automatic repair search
-that tries every edit bugsmith's own engine proposes on the buggy code (the inverse of the bug
-is among them), at the most suspicious lines first, and counts the tries until one makes the
-visible tests pass. The candidate edits run as a batch on the worker pool, failing tests first
-and stopping at the first failure, so a wrong edit costs one test.
+that tries every edit bugsmith's own engine proposes on the buggy code, and the undo edits
+(harness.exercises.measure.inverses) that take each operator's bugs back, at the most
+suspicious lines first, one token before one part before code written anew, and counts the
+tries until one makes the visible tests pass. The search is told nothing of the bug: it reads
+the buggy program, the coverage and the test outcomes, as a candidate would. The candidate
+edits run as a batch on the worker pool, failing tests first and stopping at the first
+failure, so a wrong edit costs one test.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bugsmith.harness.evaluate import Evaluator, combined_source
-from bugsmith.harness.exercises.findability import Findability, is_helper, lines_to_read, names_bug
+from bugsmith.harness.exercises.findability import Findability, function_spans, is_helper, lines_to_read, names_bug
 from bugsmith.harness.exercises.measure.intent import stated_intent
+from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
@@ -27,6 +31,9 @@ from bugsmith.mutators.mutant import Mutant
 # Candidate edits a repair search may try; more is "not found". The engine proposes some ten
 # edits per line, so 50 reaches about the fifth most suspicious line.
 REPAIR_CAP = 50
+# Undo edits are written in the functions that hold this many of the most suspicious lines (ties
+# included): about as far as the search gets within its cap, at some ten edits per line.
+UNDO_LINES = 10
 
 
 class Probes:
@@ -91,22 +98,29 @@ class Probes:
         return None
 
     def repair_candidates(self, bug: Mutant, scores: dict[Line, float]) -> list[Mutant]:
-        """Every edit the engine proposes on the buggy program at a line a failing test ran,
-        ordered by the line's suspiciousness (then place, then id: the same order every time)."""
+        """Every edit the engine proposes, and every undo edit, on the buggy program at a line a
+        failing test ran, ordered by the line's suspiciousness, then by the edit's tier (one
+        token first), then place, then id: the same order every time."""
         buggy = combined_source(self.ev.sources[bug.file], [bug])
-        edits = list(mutants_of_source(buggy, file=bug.file, module=bug.module, mutators=self.mutators).mutants)
+        edits = list(repair_edits(buggy, file=bug.file, module=bug.module,
+                                  functions=_suspicious_functions(bug.file, buggy, scores), forward=self.mutators))
         for file in self.ev.sources:
             if file != bug.file:
-                edits.extend(self._edits_of_original(file))
+                edits.extend(self._edits_of_original(file, _suspicious_functions(file, self.ev.sources[file], scores)))
         suspicious = [e for e in edits if e.function is not None and (e.file, e.span.line) in scores]
-        return sorted(suspicious, key=lambda e: (-scores[(e.file, e.span.line)], e.file, e.span.line, e.id))
+        return sorted(suspicious, key=lambda e: (-scores[(e.file, e.span.line)], tier(e.operator), e.file,
+                                                 e.span.line, e.id))
 
-    def _edits_of_original(self, file: str) -> tuple[Mutant, ...]:
+    def _edits_of_original(self, file: str, functions: frozenset[str]) -> tuple[Mutant, ...]:
+        """The engine's edits of an unchanged file (kept for the next bug), and its undo edits in `functions`."""
+        module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
         if file not in self._original_edits:
-            module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
             self._original_edits[file] = mutants_of_source(self.ev.sources[file], file=file, module=module,
                                                            mutators=self.mutators).mutants
-        return self._original_edits[file]
+        made = self._original_edits[file]
+        if not functions:
+            return made
+        return (*made, *undo_edits(self.ev.sources[file], file=file, module=module, functions=functions, made=made))
 
     def _repair_job(self, key: str, bug: Mutant, edit: Mutant, tests: Sequence[str]) -> Job:
         """The buggy program with `edit` applied too (`edit`'s span is in the buggy text when it is
@@ -125,6 +139,24 @@ class Probes:
         first, *rest = patches
         return replace(base, module=first.module, path=first.path, function=first.function, source=first.source,
                        extra=tuple(rest))
+
+
+def _suspicious_functions(file: str, source: str, scores: dict[Line, float]) -> frozenset[str]:
+    """The names of the innermost functions of `file` that hold one of the UNDO_LINES most
+    suspicious lines (ties with the last included)."""
+    values = sorted(scores.values(), reverse=True)
+    if not values:
+        return frozenset()
+    floor = values[min(UNDO_LINES, len(values)) - 1]
+    spans = function_spans(file, source)
+    found = set()
+    for (where, line), score in scores.items():
+        if where != file or score < floor:
+            continue
+        inside = [s for s in spans if s.start <= line <= s.end]
+        if inside:
+            found.add(min(inside, key=lambda s: s.end - s.start).name.rsplit(".", 1)[-1])
+    return frozenset(found)
 
 
 def _all_passed(verdict: Verdict | None, count: int) -> bool:

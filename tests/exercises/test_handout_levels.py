@@ -1,0 +1,111 @@
+"""What a handout keeps by level: an easy exercise keeps the sentence that gives its bug away (it
+is what makes it easy), a medium or hard one loses it and is scored without it; the statement
+tells the symptom in full, in one line per test, or as a count."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bugsmith.harness.config import builtin_root
+from bugsmith.harness.exercises.findability import Findability
+from bugsmith.harness.exercises.measure.difficulty import difficulty
+from bugsmith.harness.exercises.measure.levels import Levels
+from bugsmith.harness.exercises.pack.statement import statement, told_message
+from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseOptions, Symptom
+from bugsmith.harness.exercises.sources.catalogue import problem_named
+from bugsmith.mutators.mutant import Family, Mutant, Span
+
+
+def mutant(ident: str) -> Mutant:
+    return Mutant(id=ident, operator="classic/op", family=Family.CLASSIC, file="m.py", module="m", function="f",
+                  scope="f", span=Span(line=2, column=4, end_line=2, end_column=9), original="a < b",
+                  mutated="a <= b", explanation="", diff="")
+
+
+def found(ident: str, **evidence) -> Findability:
+    facts = {"fl_rank": 5, "fl_lines": 40, "repair_tries": 25, "intent": False, "named": False,
+             "lines_to_read": 60, "helper": False}
+    return Findability(mutant=ident, **{**facts, **evidence})
+
+
+class _Measured(Levels):
+    """Levels over evidence given in advance (no runs)."""
+
+    def __init__(self, difficulty_asked: str, evidence: dict[str, Findability]) -> None:
+        super().__init__(ExerciseOptions(difficulty=difficulty_asked), probes=None, store=None,  # type: ignore[arg-type]
+                         key=lambda mutants, version: "")
+        self.evidence = evidence
+
+    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
+        return self.evidence[mutant.id]
+
+
+OBVIOUS = found("a", fl_rank=1, repair_tries=2, intent=True, lines_to_read=30)  # easy with its comment
+HIDDEN = found("b", fl_rank=12, repair_tries=None, intent=True, lines_to_read=100, helper=True)  # medium with it
+
+
+def test_an_easy_exercise_keeps_its_clue_and_a_medium_or_hard_one_loses_it():
+    for asked, keeps in (("easy", True), ("medium", False), ("hard", False)):
+        (evidence,) = _Measured(asked, {"b": HIDDEN}).findings([mutant("b")], silent=True)
+        assert evidence.intent is keeps and evidence.clue_dropped is not keeps, asked
+
+
+def test_unasked_the_level_with_the_clue_decides_and_a_dropped_clue_is_scored_without_it():
+    """Easy with its comment: kept. Medium with it: dropped, and then scored hard (the comment
+    was what made it medium)."""
+    (kept,) = _Measured("", {"a": OBVIOUS}).findings([mutant("a")], silent=True)
+    assert kept == OBVIOUS and difficulty([kept], silent=True).level == "easy"
+    assert difficulty([HIDDEN], silent=True).level == "medium"
+    found_, level = _Measured("", {"b": HIDDEN}).score([mutant("b")], silent=True)
+    assert found_[0].clue_dropped and not found_[0].intent and level.level == "hard"
+
+
+def test_a_bug_with_a_stated_intent_is_never_hard_whatever_its_rank():
+    """Three bugs ranked low, each under a sentence that says what its line should do: medium at most."""
+    low = found("c", fl_rank=9, repair_tries=None, intent=True, lines_to_read=400, helper=True)
+    assert difficulty([replace(low, intent=False)] * 3, silent=True, interact=True).level == "hard"
+    assert difficulty([low] * 3, silent=True, interact=True).level != "hard"
+
+
+SYMPTOMS = (
+    Symptom(test="reference/auc/tests/test_auc_visible.py::test_ties", exception="AssertionError",
+            message="assert 0.5 == 0.75\n +  where 0.5 = roc_auc_score([0, 1], [1, 1])\n\nFull diff:\n- 0.75\n+ 0.5"),
+    Symptom(test="reference/auc/tests/test_auc_visible.py::test_weights[zero]", exception="AssertionError",
+            message="wrong `tpr`: " + "x" * 200),
+)
+
+
+def _statement(level: str) -> str:
+    exercise = Exercise(id="exercise-01", instance_id="i", problem="auc", mutants=(), buggy={}, reference={},
+                        fail_to_pass=(), pass_to_pass=(), symptoms=SYMPTOMS, silent=True,
+                        difficulty=Difficulty(score=5, level=level), time_limit_minutes=30)
+    text = statement(exercise, problem_named(builtin_root(), "auc"))
+    return text[text.index("## The symptom"):text.index("## The problem")]
+
+
+def test_an_easy_statement_names_the_tests_with_the_first_lines_of_their_messages():
+    told = _statement("easy")
+    assert "test_auc_visible.py::test_ties" in told and "test_auc_visible.py::test_weights[zero]" in told
+    assert "assert 0.5 == 0.75" in told and "where 0.5 = roc_auc_score" in told
+    assert "Full diff" not in told and "+ 0.5" not in told
+
+
+def test_a_medium_statement_gives_one_line_per_test():
+    told = _statement("medium")
+    assert "- `test_auc_visible.py::test_ties` (AssertionError): `assert 0.5 == 0.75`" in told
+    assert "roc_auc_score" not in told
+    line = next(t for t in told.splitlines() if "test_weights" in t)
+    assert "wrong 'tpr'" in line and len(line) < 200
+
+
+def test_a_hard_statement_says_how_many_tests_fail_and_how_to_run_them_and_nothing_else():
+    told = _statement("hard")
+    assert "2 of the visible tests fail. Run them with `python -m pytest`." in told
+    assert "test_ties" not in told and "0.75" not in told and "AssertionError" not in told
+
+
+def test_told_message_cuts_at_the_first_blank_line():
+    assert told_message("a\nb\nc\nd\n\ne", "easy") == "a\nb\nc"
+    assert told_message("a\n\nb", "easy") == "a"
+    assert told_message("  first   line\nsecond", "medium") == "first line"
+    assert told_message("anything", "hard") == ""
