@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from bugsmith.errors import BugsmithError, UnknownMutantError
+from bugsmith.errors import BugsmithError, ConfigError, UnknownMutantError
 from bugsmith.harness import config, terminal
 from bugsmith.harness.executors.table import LOCAL, executor_choices, executor_factory
 from bugsmith.harness.outcome import RunResult, Status
@@ -402,6 +402,54 @@ def pack_export(problems, count, bugs, families, silent_only, difficulty, seed, 
         click.echo(f"instructor: {paths.instructor}")
 
 
+@pack.command("autograder")
+@click.argument("pack_path", metavar="PACK", type=click.Path(exists=True, path_type=Path))
+@click.argument("out", metavar="OUT.zip", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--exercise", help="The exercise to grade (needed when the pack has more than one).")
+@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="The score of a passing submission: the assignment's autograder points.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=480, show_default=True,
+              help="Seconds for the whole grading: under the assignment's autograder timeout (10 minutes"
+                   " unless changed), so that results.json is written.")
+@click.option("--test-timeout", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds for one test.")
+@click.option("--requirement", "requirements", multiple=True, metavar="SPEC",
+              help="A pip requirement the problem's code needs (a project's pack); the built-in problems'"
+                   " libraries come with bugsmith[corpus].")
+@click.option("--no-sandbox", is_flag=True,
+              help="Grade without bubblewrap, where the autograder's container allows no namespaces:"
+                   " trusts every submission (the bundle's README.md says what that means).")
+def pack_autograder(pack_path, out, exercise, points, timeout, test_timeout, requirements, no_sandbox) -> None:
+    """Write a Gradescope autograder bundle (setup.sh, run_autograder, a wheel of this bugsmith and the
+    instructor part) that grades one exercise of PACK."""
+    from bugsmith.harness.exercises.pack.autograder import AutograderOptions, write_autograder
+
+    options = AutograderOptions(exercise=exercise, points=points, timeout=timeout, test_timeout=test_timeout,
+                                sandbox=not no_sandbox, requirements=tuple(requirements))
+    click.echo(f"autograder: {write_autograder(pack_path, out, options)}")
+    if no_sandbox:
+        click.echo("bugsmith: this bundle grades WITHOUT a sandbox: every submission's code runs as root in the"
+                   " autograder's container, where it can read the instructor part", err=True)
+
+
+class _GradeFormats(click.Choice):
+    """The names in the grade-format table, read when the option is used or shown: the table imports
+    the grader, which every other command would otherwise pay for at start."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from bugsmith.harness.exercises.judge.grade_formats import GRADE_FORMATS
+
+        return tuple(f.name for f in GRADE_FORMATS)
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        """click.Choice sets its list on creation; the table is the list."""
+
+
 @cli.command()
 @click.argument("pack_path", metavar="PACK", type=click.Path(exists=True, path_type=Path))
 @click.argument("exercise_id")
@@ -411,29 +459,108 @@ def pack_export(problems, count, bugs, families, silent_only, difficulty, seed, 
 @click.option("--test-timeout", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds for one test; a test that runs longer fails alone.")
 @click.option("--verbose", "-v", is_flag=True, help="List every test.")
-@click.option("--json", "as_json", is_flag=True, help="The grade as JSON.")
+@click.option("--format", "output_format", type=_GradeFormats(),
+              help="How to write the grade (default text; gradescope: results.json; junit: JUnit XML; html: a"
+                   " page for the interviewer with the attempt's test runs as a timeline).")
+@click.option("--json", "as_json", is_flag=True, help="The grade as JSON (--format json).")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the grade in --format there (also when nothing could be graded, for formats a"
+                   " platform reads: a failed run with the reason); the text summary goes to standard output.")
+@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="--format gradescope: the score of a passing submission (all or nothing).")
 @click.option("--no-sandbox", is_flag=True,
               help="Run the submission without bubblewrap, with your rights: only for code you trust.")
-def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, as_json, no_sandbox) -> None:
+@click.option("--save-attempt", "attempts", metavar="DIR", type=click.Path(file_okay=False, path_type=Path),
+              help="Also keep the graded attempt (the --json grade, the exercise's label, the time) as one"
+                   " JSON file in this folder, for `bugsmith attempts summarise`.")
+@click.option("--candidate", metavar="NAME", help="The candidate's name, kept with the saved attempt.")
+@click.option("--hints-given", metavar="N", type=click.IntRange(min=0),
+              help="Hints you gave, kept with the saved attempt.")
+def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, output_format, as_json, output, points,
+          no_sandbox, attempts, candidate, hints_given) -> None:
     """Grade a candidate's fix in a sandbox: the tests, canaries and the reference's outputs; exit 1
     unless it passes."""
-    from dataclasses import asdict
-
+    from bugsmith.harness.exercises.attempts.saving import save_graded, save_options
+    from bugsmith.harness.exercises.judge.grade_formats import FormatOptions, grade_format
     from bugsmith.harness.exercises.judge.grading import grade as grade_submission
-    from bugsmith.harness.exercises.summary import grade_text
+    from bugsmith.harness.exercises.judge.sandbox_probe import check_sandbox
+    from bugsmith.harness.exercises.summary import process_lines
 
-    result = grade_submission(pack_path, exercise_id, submission, timeout=timeout, test_timeout=test_timeout,
-                              sandbox=not no_sandbox)
-    if as_json:
-        click.echo(json.dumps({**asdict(result), "passed": result.passed,
-                               "restores_reference": result.restores_reference}, indent=2))
-    else:
-        click.echo(grade_text(result, verbose=verbose))
+    if as_json and output_format not in (None, "json"):
+        raise click.UsageError("--json is --format json: give one of them")
+    chosen = grade_format("json" if as_json else output_format or "text")
+    options = FormatOptions(verbose=verbose, points=points)
+    saving = save_options(attempts, candidate, hints_given)  # checked before minutes of grading
+    try:
+        if not no_sandbox:  # bwrap installed is not enough: where it cannot start, every test would look tampered
+            check_sandbox()
+        result = grade_submission(pack_path, exercise_id, submission, timeout=timeout, test_timeout=test_timeout,
+                                  sandbox=not no_sandbox)
+    except BugsmithError as error:
+        if chosen.failure is not None:  # a platform reading the file alone sees a failed run, not nothing
+            _emit_grade(chosen.failure(exercise_id, str(error), options), output)
+        raise
+    options = replace(options, process_lines=tuple(process_lines(result.process)))
+    _emit_grade(chosen.render(result, options), output)
+    if output is not None:
+        click.echo(grade_format("text").render(result, options))
     if no_sandbox:
         click.echo("bugsmith: graded WITHOUT a sandbox (--no-sandbox): the submission's code ran with your"
                    " rights", err=True)
+    if saving is not None:
+        record = json.loads(grade_format("json").render(result, options))  # the grade exactly as --json prints it
+        saved = save_graded(record, saving, pack=pack_path, exercise_id=exercise_id, submission=submission)
+        click.echo(f"bugsmith: attempt saved: {saved.path}" + (" (replacing its earlier save)" if saved.replaced
+                                                               else ""), err=True)
     if not result.passed:
         sys.exit(1)
+
+
+def _emit_grade(document: str, output: Path | None) -> None:
+    """The grade document on standard output, or in the file `--output` names."""
+    if output is None:
+        click.echo(document)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(document.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{output}: cannot write the grade: {error.strerror or error}") from None
+
+
+@cli.group()
+def attempts() -> None:
+    """Graded attempts kept with `bugsmith grade --save-attempt DIR`: what each exercise really takes."""
+
+
+@attempts.command("summarise")
+@click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="The summaries, the rule and the skipped files as JSON.")
+def attempts_summarise(folder, as_json) -> None:
+    """Per pack and exercise: attempts, pass rate, median minutes and runs (from whole logs of test
+    runs), median hints, the label, and whether it fits.
+
+    \b
+    The verdict, the first rule that applies:
+    - fewer than 3 attempts: too few attempts (a median of one or two is one or two people's day);
+    - under 50% passed without hints: harder than labelled (the grader decides a pass, no log needed);
+    - at least 3 attempts timed by whole logs and a median over the label's limit: harder than labelled;
+    - fewer than 3 timed: too few attempts (the pass rate alone cannot confirm the label);
+    - a median under a third of the limit and at least 80% passed without hints: easier than
+      labelled (limits are generous: 15 minutes to read, then 5 per difficulty point);
+    - otherwise: label fits.
+    A named candidate counts once per exercise (their latest grading).
+    """
+    from bugsmith.harness.exercises.attempts.reading import read_attempts
+    from bugsmith.harness.exercises.attempts.summarising import summarise
+    from bugsmith.harness.exercises.attempts.text import summaries_json, summaries_text
+
+    found = read_attempts(folder)
+    for warning in found.warnings:
+        click.echo(f"bugsmith: warning: {warning}", err=True)
+    summaries = summarise(found.attempts)
+    click.echo(json.dumps(summaries_json(summaries, found.warnings), indent=2) if as_json
+               else summaries_text(summaries))
 
 
 @cli.command()

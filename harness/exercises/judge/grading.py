@@ -17,12 +17,16 @@ code never ran in, from three pieces of evidence:
    outputs on the same arguments, computed in a sandbox without the tests; compared here.
 
 It passes only if every test passes, no canary does, and the outputs agree.
+
+Beside the verdict, never inside it, the grade reports how the candidate worked (`process`):
+the record of their test runs that the handed-out folder keeps (`attempt_log`), read against
+the code as handed out, the exercise's fix and the submitted code.
 """
 
 from __future__ import annotations
 
-import ast
 import difflib
+import json
 import random
 import secrets
 import shutil
@@ -32,14 +36,18 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from bugsmith.harness.exercises.judge import sandboxed
+from bugsmith.harness.exercises.judge.attempt_log import read_attempt
 from bugsmith.harness.exercises.judge.canaries import Canary, plant
 from bugsmith.harness.exercises.judge.differential import Differential, record, replay
+from bugsmith.harness.exercises.judge.process import NOT_READ, Process, judge
 from bugsmith.harness.exercises.judge.submission import recognise, submitted_code
 from bugsmith.harness.exercises.judge.suite_runs import SuiteRun, covers, run_files
+from bugsmith.harness.exercises.measure.clues import code_shape
 from bugsmith.harness.exercises.pack.pack import instructor_folder, load_exercise
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 from bugsmith.harness.exercises.sources.problems import GradingLayout, grading_layout
@@ -50,8 +58,9 @@ DEFAULT_TIMEOUT = 600.0  # the whole grading
 DEFAULT_TEST_TIMEOUT = 60.0  # one test
 WORK, KIT, INPUT = "/sandbox/work", "/sandbox/kit", "/sandbox/input"
 KIT_PACKAGE = "bugsmith_grading"
+SCHEMA_FILE = "grade.schema.json"
 
-__all__ = ["BugResult", "Grade", "TestResult", "grade", "run_tests", "submitted_code"]
+__all__ = ["BugResult", "Grade", "TestResult", "grade", "grade_schema", "run_tests", "submitted_code"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,6 +106,7 @@ class Grade:
     tampering: tuple[str, ...] = ()
     differential: Differential | None = None
     bugs: tuple[BugResult, ...] = ()
+    process: Process = NOT_READ  # how the candidate worked, from their log of test runs; never in `passed`
 
     @property
     def tests_pass(self) -> bool:
@@ -110,6 +120,19 @@ class Grade:
     @property
     def restores_reference(self) -> bool:
         return self.fix in ("reference", "different")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `bugsmith grade --json` record (grade.schema.json)."""
+        record = asdict(self)
+        record["process"] = self.process.to_dict()
+        return {**record, "passed": self.passed, "restores_reference": self.restores_reference}
+
+
+def grade_schema() -> dict[str, Any]:
+    """The JSON schema of `Grade.to_dict()`, the output of `bugsmith grade --json`."""
+    from importlib import resources
+
+    return json.loads(resources.files("bugsmith.harness.exercises").joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
 def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DEFAULT_TIMEOUT,
@@ -126,6 +149,7 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         handout = _read_tree(instructor / exercise_id / "handout", every_file=layout.code is not None)
         recognise(submission, exercise, instructor)
         code = submitted_code(submission, exercise, layout, handout)
+        process = _process(submission, exercise, layout, handout, code)
         if sandbox:  # before anything runs: never a silent fallback to unconfined grading
             require_bwrap()
         places = _Places(scratch, isolated=sandbox, hidden=(pack.resolve(), instructor.resolve()))
@@ -140,6 +164,7 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
                 if any(t.outcome in (TestOutcome.NOT_RUN, TestOutcome.ERROR) for t in checked.tests) else ""),
         sandboxed=sandbox, canaries=checked.canaries, tampering=checked.tampering,
         differential=checked.differential, bugs=() if checked.tampering else _bugs(exercise, checked.tests),
+        process=process,
     )
     return replace(draft, fix=_fix_kind(code, exercise, draft.passed))
 
@@ -264,6 +289,14 @@ class _Places:
                        isolated=self.isolated)
 
 
+def _process(submission: Path, exercise: Exercise, layout: GradingLayout, handout: dict[str, str],
+             code: dict[str, str]) -> Process:
+    """How the candidate worked, from the log in their folder, verified against the instructor's handout."""
+    return judge(read_attempt(submission, handout), handout=handout, code=code,
+                 solution={**handout, **exercise.reference},
+                 visible=[t for t in _all_tests(exercise) if not layout.is_hidden(t)], fill=layout.code is not None)
+
+
 def _all_tests(exercise: Exercise) -> tuple[str, ...]:
     return (*exercise.fail_to_pass, *exercise.pass_to_pass)
 
@@ -332,15 +365,10 @@ def _read_tree(folder: Path, *, every_file: bool = False) -> dict[str, str]:
             for p in sorted(folder.rglob("*" if every_file else "*.py")) if p.is_file()}
 
 
-def _normalised(text: str) -> str | None:
-    try:
-        return ast.dump(ast.parse(text))
-    except (SyntaxError, ValueError):
-        return None
-
-
 def _fix_kind(code: dict[str, str], exercise: Exercise, passed: bool) -> str:
-    same = all(_normalised(code.get(f, "")) == _normalised(exercise.reference[f]) for f in exercise.reference)
+    # Without docstrings: a medium or hard handout may have lost a docstring sentence that gave
+    # the bug away, and a fix that restores the code is still the reference's.
+    same = all(code_shape(code.get(f, "")) == code_shape(exercise.reference[f]) for f in exercise.reference)
     if same:
         return "reference"
     return "different" if passed else "none"

@@ -15,6 +15,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
 from bugsmith.harness.exercises.sources.problems import GradingLayout, corpus_layout, is_reference_kit
@@ -40,7 +41,7 @@ def submitted_code(submission: Path, exercise: Exercise, layout: GradingLayout |
     root = submission.resolve()
     layout = layout or corpus_layout(exercise.problem)
     if layout.code is None:
-        paths = [p for p in _tree(root, layout.folder) if p.endswith(".py") and not is_reference_kit(p)]
+        paths = [p for p in _tree(root, layout.folder) if is_code_path(p, layout)]
     else:
         paths = list(layout.code)
     code = dict(handout or {}) if layout.code is not None else {}
@@ -53,6 +54,29 @@ def submitted_code(submission: Path, exercise: Exercise, layout: GradingLayout |
     if missing:
         raise ExerciseError(f"{submission}: the submission has no {missing[0]}")
     return code
+
+
+def is_code_path(relative: str, layout: GradingLayout) -> bool:
+    """Whether a file of an exercise folder is code that `submitted_code` reads."""
+    if layout.code is not None:
+        return relative in layout.code
+    return (relative.startswith(f"{layout.folder}/") and relative.endswith(".py")
+            and "__pycache__" not in relative.split("/") and not is_reference_kit(relative))
+
+
+def code_scan(layout: GradingLayout) -> dict[str, Any] | None:
+    """`is_code_path`'s rule for a corpus pack as data, for the recorder in the candidate's
+    folder to find the same files (None: the layout lists its code files)."""
+    if layout.code is not None:
+        return None
+    return {"folder": layout.folder, "suffix": ".py", "skip_folders": ["__pycache__", "tests"],
+            "skip_names": ["conftest.py", "strategies.py"]}
+
+
+def read_text(submission: Path, relative: str, limit: int = MAX_FILE_BYTES) -> str | None:
+    """A file of the submission as text, None if it is absent; UnsafeSubmissionError through a
+    link, for a special file, or over `limit` bytes."""
+    return _read(submission.resolve(), relative, limit)
 
 
 def _tree(root: Path, folder: str) -> list[str]:
@@ -104,16 +128,16 @@ def _check_path(root: Path, relative: str, *, directory: bool = False) -> Path |
     return path
 
 
-def _read(root: Path, relative: str) -> str | None:
+def _read(root: Path, relative: str, limit: int = MAX_FILE_BYTES) -> str | None:
     path = _check_path(root, relative)
     if path is None:
         return None
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     descriptor = os.open(path, flags)
     with os.fdopen(descriptor, "rb") as file:
-        data = file.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise UnsafeSubmissionError(f"refused: {relative} in the submission is over {MAX_FILE_BYTES // 2**20} MB")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafeSubmissionError(f"refused: {relative} in the submission is over {limit // 2**20} MB")
     return data.decode("utf-8", errors="replace")
 
 

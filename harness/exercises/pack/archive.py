@@ -1,14 +1,15 @@
 """Reproducible zip archives, and extraction that refuses entries escaping their folder.
 
-Entries are sorted, dated 1980-01-01 (the zip epoch), mode 0644, deflated at a fixed level:
-the same files give the same bytes on every machine and every run.
+Entries are sorted, dated 1980-01-01 (the zip epoch), mode 0644 (0755 for the scripts named
+executable), deflated at a fixed level: the same files give the same bytes on every machine and
+every run.
 """
 
 from __future__ import annotations
 
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path, PurePosixPath
 
 from bugsmith.harness.exercises.records import ExerciseError
@@ -21,15 +22,16 @@ class UnsafeArchiveError(ExerciseError):
     """An archive entry would land outside the target folder, or is not a plain file."""
 
 
-def write_zip(path: Path, files: Mapping[str, str | bytes]) -> Path:
-    """Write `files` (archive name -> content) as a byte-reproducible zip."""
+def write_zip(path: Path, files: Mapping[str, str | bytes], *, executable: Collection[str] = ()) -> Path:
+    """Write `files` (archive name -> content) as a byte-reproducible zip; the names in `executable`
+    get mode 0755 (a script that a platform runs straight from the unpacked archive)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as archive:
         for name in sorted(files):
             info = zipfile.ZipInfo(name, date_time=EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # unix, so that the mode bits below mean what they say
-            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            info.external_attr = (stat.S_IFREG | (0o755 if name in executable else 0o644)) << 16
             content = files[name]
             archive.writestr(info, content.encode("utf-8") if isinstance(content, str) else content,
                              compresslevel=9)

@@ -4,9 +4,9 @@ candidate/                      instructor/
   README.md                       README.md, manifest.json, answer-key.md, exercises.jsonl
   exercise-01/                    exercise-01/
     README.md (statement)           exercise.json (the record), solution.md, solution.patch,
-    pytest.ini                      hints.md, tests/ (every test and helper, for the grader),
-    reference/<problem>/...         handout/ (the buggy code as handed out)
-      (buggy code, visible tests)
+    pytest.ini                      hints.md, notes.md (the interviewer's notes, from the
+    reference/<problem>/...           problem's interview bank), tests/ (every test and helper,
+      (buggy code, visible tests)     for the grader), handout/ (the buggy code as handed out)
 
 A problem from a user's project keeps the project's paths instead of `reference/<problem>/`
 (e.g. `src/mylib/...`, `tests/...` and the pytest configuration), and its instructor folder
@@ -27,10 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.exercises.pack.archive import extract_pack, write_tree, write_zip
+from bugsmith.harness.exercises.pack.attempt import attempt_files
 from bugsmith.harness.exercises.pack.instances import jsonl
+from bugsmith.harness.exercises.pack.notes import notes, roles
 from bugsmith.harness.exercises.pack.statement import hints, render, reverse_patch, solution, statement
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions
 from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.interview_bank import InterviewBank, bank_path, load_bank
 from bugsmith.harness.exercises.sources.layout import buggy_code, candidate_tree, grader_kit
 from bugsmith.harness.exercises.sources.problems import REFERENCE, Problem
 
@@ -50,7 +53,9 @@ def candidate_files(exercises: Sequence[Exercise], root: Path) -> dict[str, str]
     files = {"README.md": render("pack_readme.md.j2", exercises=exercises)}
     for exercise in exercises:
         problem = problems[exercise.problem]
-        for path, text in candidate_tree(problem, exercise).items():
+        tree = candidate_tree(problem, exercise)
+        tree.update(attempt_files(problem, exercise, tree))  # the record of the candidate's test runs
+        for path, text in tree.items():
             files[f"{exercise.id}/{path}"] = text
         text = statement(exercise, problem)
         # Last: the statement is the folder's README, whatever file a project has there.
@@ -79,28 +84,45 @@ def _problems(exercises: Sequence[Exercise], root: Path) -> dict[str, Problem]:
 
 def instructor_files(exercises: Sequence[Exercise], root: Path, candidate: dict[str, str],
                      options: ExerciseOptions | None = None) -> dict[str, str]:
-    """Every file of the instructor part: records, solutions, hints, the grader's tests."""
+    """Every file of the instructor part: records, solutions, hints, notes, the grader's tests."""
+    problems = _problems(exercises, root)
+    banks = {name: load_bank(problems[name]) for name in sorted({e.problem for e in exercises})}
     files = {
-        "README.md": _INSTRUCTOR_README,
+        "README.md": _INSTRUCTOR_README + _notes_readme(problems, banks),
         "manifest.json": _json(_manifest(exercises, candidate, options)),
         "answer-key.md": render("answer_key.md.j2", exercises=exercises),
         "exercises.jsonl": jsonl(exercises, root),
     }
-    problems = _problems(exercises, root)
     for exercise in exercises:
         prefix = exercise.id
         problem = problems[exercise.problem]
+        bank = banks[exercise.problem]
+        jobs = roles(exercise, bank)
         files[f"{prefix}/exercise.json"] = _json(exercise.to_dict())
         if problem.source != REFERENCE:  # a corpus pack's layout is implied by its problem's name
             files[f"{prefix}/layout.json"] = _json(problem.layout())
-        files[f"{prefix}/solution.md"] = solution(exercise)
+        files[f"{prefix}/solution.md"] = solution(exercise, jobs)
+        files[f"{prefix}/notes.md"] = notes(exercise, problem, bank)
         files[f"{prefix}/solution.patch"] = reverse_patch(exercise)
-        files[f"{prefix}/hints.md"] = "".join(f"{i}. {h}\n" for i, h in enumerate(hints(exercise), 1))
+        files[f"{prefix}/hints.md"] = "".join(f"{i}. {h}\n" for i, h in enumerate(hints(exercise, jobs), 1))
         for path, text in grader_kit(problem, exercise).items():
             files[f"{prefix}/tests/{path}"] = text
         for path, text in buggy_code(problem, exercise).items():
             files[f"{prefix}/handout/{path}"] = text
     return files
+
+
+def _notes_readme(problems: dict[str, Problem], banks: dict[str, InterviewBank | None]) -> str:
+    """The instructor README's part on the interviewer's notes: which problems have a bank."""
+    lines = ["", "## After the fix: `exercise-NN/notes.md`", "",
+             "The interview goes: the candidate runs the tests, fixes the bug minimally, then explains it.",
+             "Each exercise's `notes.md` has the symptom they saw, the root cause in the problem's terms,",
+             "why such a bug matters in production, what a strong explanation contains, and follow-up",
+             "questions with what a strong answer holds. They come from each problem's interview bank:", ""]
+    for name, bank in banks.items():
+        where = f"`{bank.path}`" if bank else f"none yet (notes from the code alone; add `{bank_path(problems[name])}`)"
+        lines.append(f"- {name}: {where}")
+    return "\n".join(lines) + "\n"
 
 
 def _manifest(exercises: Sequence[Exercise], candidate: dict[str, str],

@@ -1,12 +1,15 @@
 """What a candidate reads (the statement) and what an instructor holds back (hints, solution).
 
 Rendered from jinja2 templates shipped as package data. The statement never names the bug:
-it gives the problem, the symptom (the visible tests that fail and what they say), a time
-limit and how to run the tests.
+it gives the problem, the symptom, a time limit and how to run the tests. How much of the
+symptom it tells follows the exercise's level: an easy one names the failing visible tests with
+the first lines of what each says, a medium one names them with one line each, a hard one says
+only how many fail and how to run them (the candidate reads the rest from the tests).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 import jinja2
@@ -38,16 +41,45 @@ def short_test_name(test_id: str) -> str:
     return f"{path.rsplit('/', 1)[-1]}::{name}"
 
 
+EASY_MESSAGE_LINES = 3  # an easy statement shows this much of each failing test's message
+MEDIUM_MESSAGE_CHARS = 120  # a medium one, one line of at most this many characters
+RUN_COMMAND = "python -m pytest"
+
+
 def statement(exercise: Exercise, problem: Problem) -> str:
-    """The candidate's problem statement: the problem, the symptom, the time limit."""
+    """The candidate's problem statement: the problem, the symptom as the level tells it, the time limit."""
+    level = exercise.difficulty.level
+    symptoms = [(short_test_name(s.test), s.exception, told_message(s.message, level)) for s in exercise.symptoms]
     return render("statement.md.j2", exercise=exercise, problem=problem.read(problem.statement).strip(),
-                  location=problem.location,
-                  symptoms=[(short_test_name(s.test), s) for s in exercise.symptoms])
+                  location=problem.location, level=level, failing=len(exercise.symptoms), symptoms=symptoms,
+                  command=RUN_COMMAND)
 
 
-def hints(exercise: Exercise) -> list[str]:
-    """Progressive hints: the kind of bug first, then where it is, then the line."""
+def told_message(message: str, level: str) -> str:
+    """What a statement of `level` shows of a failing test's message: the assertion's first lines
+    (up to the first blank line, at most EASY_MESSAGE_LINES) when easy, its first line when
+    medium, nothing when hard."""
+    lines = []
+    for line in message.strip().splitlines():
+        if not line.strip():
+            break
+        lines.append(line.rstrip())
+    if level == "easy":
+        return "\n".join(lines[:EASY_MESSAGE_LINES])
+    if level == "medium" and lines:
+        first = " ".join(lines[0].split()).replace("`", "'")  # it is shown as code
+        return first if len(first) <= MEDIUM_MESSAGE_CHARS else first[:MEDIUM_MESSAGE_CHARS - 3] + "..."
+    return ""
+
+
+def hints(exercise: Exercise, roles: Mapping[str, str] | None = None) -> list[str]:
+    """Progressive hints: the kind of bug first, then (given `roles`, the interview bank's job of
+    each function) the job of the code it is in, then where it is, then the line."""
     found = [family.info.hint for family in sorted({m.family for m in exercise.mutants})]
+    jobs = (roles or {}).get
+    # A role's subject is its function ("Decides whether ..."), so it reads on after "the code that".
+    found += [f"In the problem's terms, the bug is in the code that {job[:1].lower()}{job[1:]}"
+              for job in dict.fromkeys(jobs(m.function or "") for m in exercise.mutants) if job]
     for mutant in exercise.mutants:
         found.append(f"A bug is in `{mutant.function}` in `{mutant.file}`.")
     for mutant in exercise.mutants:
@@ -60,6 +92,7 @@ def reverse_patch(exercise: Exercise) -> str:
     return "".join(unified_diff(f, exercise.buggy[f], exercise.reference[f]) for f in sorted(exercise.buggy))
 
 
-def solution(exercise: Exercise) -> str:
+def solution(exercise: Exercise, roles: Mapping[str, str] | None = None) -> str:
     """The instructor's solution: what each bug is, why it is realistic, and the fix."""
-    return render("solution.md.j2", exercise=exercise, patch=reverse_patch(exercise), hints=hints(exercise))
+    return render("solution.md.j2", exercise=exercise, patch=reverse_patch(exercise),
+                  hints=hints(exercise, roles))
