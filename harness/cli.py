@@ -482,9 +482,9 @@ def grade(pack_path, exercise_id, submission, timeout, test_timeout, verbose, ou
     unless it passes."""
     from bugsmith.harness.exercises.attempts.saving import save_graded, save_options
     from bugsmith.harness.exercises.judge.grade_formats import FormatOptions, grade_format
+    from bugsmith.harness.exercises.judge.grade_text import process_lines
     from bugsmith.harness.exercises.judge.grading import grade as grade_submission
     from bugsmith.harness.exercises.judge.sandbox_probe import check_sandbox
-    from bugsmith.harness.exercises.summary import process_lines
 
     if as_json and output_format not in (None, "json"):
         raise click.UsageError("--json is --format json: give one of them")

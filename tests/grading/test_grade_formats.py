@@ -24,11 +24,11 @@ from bugsmith.harness.cli import cli
 from bugsmith.harness.exercises.judge.attempt_log import parse_attempt
 from bugsmith.harness.exercises.judge.differential import Differential, Mismatch
 from bugsmith.harness.exercises.judge.grade_formats import GRADE_FORMATS, FormatOptions, grade_format
+from bugsmith.harness.exercises.judge.grade_text import process_lines
 from bugsmith.harness.exercises.judge.gradescope import gradescope_failure, gradescope_results
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult, grade
 from bugsmith.harness.exercises.judge.junit_grade import VERDICT_CLASS, VERDICT_NAME, junit_failure, junit_grade
 from bugsmith.harness.exercises.judge.process import judge
-from bugsmith.harness.exercises.summary import process_lines
 from bugsmith.harness.shared.protocol import TestOutcome
 from tests.grading.attempt_logs import FIXED, HANDOUT, VISIBLE, log_text
 from tests.grading.submissions import requires_bwrap, submission

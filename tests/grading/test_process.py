@@ -8,9 +8,9 @@ import jsonschema
 
 from bugsmith.harness.exercises.judge.attempt_log import AttemptLog, LogStatus, parse_attempt
 from bugsmith.harness.exercises.judge.changed_functions import touched
+from bugsmith.harness.exercises.judge.grade_text import grade_text
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult, grade_schema
 from bugsmith.harness.exercises.judge.process import Process, Revert, final_change, judge
-from bugsmith.harness.exercises.summary import grade_text
 from tests.grading.attempt_logs import FIXED, HANDOUT, VISIBLE, log_text
 
 CORE = "pkg/core.py"

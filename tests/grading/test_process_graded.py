@@ -25,13 +25,13 @@ from bugsmith.harness.cli import cli
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 from bugsmith.harness.exercises.judge.attempt_log import LOG, read_attempt
+from bugsmith.harness.exercises.judge.grade_text import grade_text
 from bugsmith.harness.exercises.judge.grading import grade, grade_schema
 from bugsmith.harness.exercises.judge.process import judge
 from bugsmith.harness.exercises.judge.submission import submitted_code
 from bugsmith.harness.exercises.pack.pack import export
 from bugsmith.harness.exercises.records import is_hidden_test
 from bugsmith.harness.exercises.sources.problems import corpus_layout
-from bugsmith.harness.exercises.summary import grade_text
 from tests.grading.submissions import requires_bwrap
 
 pytestmark = [pytest.mark.slow, requires_bwrap]

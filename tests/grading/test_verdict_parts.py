@@ -103,8 +103,8 @@ def test_outputs_are_compared_with_a_tolerance_but_dtypes_and_shapes_exactly():
 def test_the_summary_is_short_and_verbose_lists_every_test():
     """By default: the verdict, counts, the first failures, the checks, the fix; `verbose` adds a line per test."""
     from bugsmith.harness.exercises.judge.differential import Differential, Mismatch
+    from bugsmith.harness.exercises.judge.grade_text import grade_text
     from bugsmith.harness.exercises.judge.grading import BugResult, Grade, TestResult
-    from bugsmith.harness.exercises.summary import grade_text
 
     tests = tuple(TestResult(id=f"t.py::test_{i}", hidden=i % 2 == 0, outcome="passed" if i > 4 else "failed",
                              message="assert 1 == 2") for i in range(100))

@@ -7,7 +7,7 @@ also renders a run that produced no grade at all (no sandbox here, a submission 
 read), so that the platform shows a failed run with the reason rather than nothing.
 
 The formats for a platform (Gradescope, JUnit) take the candidate's process summary as text
-lines (`FormatOptions.process_lines`, from `summary.process_lines`, which the CLI passes): how
+lines (`FormatOptions.process_lines`, from `grade_text.process_lines`, which the CLI passes): how
 they worked, from the record of their attempt. Text, JSON and the page render the grade's own
 process record.
 """
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bugsmith.harness.exercises.judge.grade_page import grade_page
+from bugsmith.harness.exercises.judge.grade_text import grade_text
 from bugsmith.harness.exercises.judge.gradescope import gradescope_failure, gradescope_results
 from bugsmith.harness.exercises.judge.grading import Grade
 from bugsmith.harness.exercises.judge.junit_grade import junit_failure, junit_grade
 from bugsmith.harness.exercises.records import ExerciseError
-from bugsmith.harness.exercises.summary import grade_text
 
 __all__ = ["GRADE_FORMATS", "FormatOptions", "GradeFormat", "grade_format"]
 

@@ -24,9 +24,9 @@ from functools import cache
 import jinja2
 
 from bugsmith.harness.exercises.judge.attempt_log import LogStatus
+from bugsmith.harness.exercises.judge.grade_text import FIX_KINDS, function_names, reverts_text, verdict_reason
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult
 from bugsmith.harness.exercises.judge.process import Process, Run
-from bugsmith.harness.exercises.summary import FIX_KINDS, function_names, reverts_text, verdict_reason
 from bugsmith.harness.shared.protocol import TestOutcome
 
 TEMPLATE = "grade_page.html.j2"

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bugsmith.harness.exercises.judge.attempt_log import LogStatus
+from bugsmith.harness.exercises.judge.grade_text import verdict_reason
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult
 from bugsmith.harness.exercises.judge.process import Process
 from bugsmith.harness.shared.protocol import TestOutcome
@@ -48,7 +49,7 @@ TEXT = "text"  # never rendered as HTML or Markdown: test messages may contain e
 
 def gradescope_results(grade: Grade, *, points: float = 1.0, process_lines: Sequence[str] = ()) -> dict[str, Any]:
     """The grade as a results.json document (a dict to serialise as JSON); `process_lines`, the
-    instructor's process summary (`summary.process_lines`), is kept where no student sees it."""
+    instructor's process summary (`grade_text.process_lines`), is kept where no student sees it."""
     visible = [t for t in grade.tests if not t.hidden]
     held_back = [t for t in grade.tests if t.hidden]
     return {
@@ -109,7 +110,7 @@ def _test_output(test: TestResult, sandboxed: bool) -> str:
 
 
 def _summary(grade: Grade, points: float) -> list[str]:
-    lines = [f"{grade.exercise_id} ({grade.problem}): {'PASS' if grade.passed else 'FAIL'}: {_reason(grade)}",
+    lines = [f"{grade.exercise_id} ({grade.problem}): {'PASS' if grade.passed else 'FAIL'}: {verdict_reason(grade)}",
              f"Tests: {_tests_line(grade)}",
              "Reporting: " + ("TAMPERED WITH: " + "; ".join(grade.tampering) if grade.tampering
                               else f"honest ({grade.canaries} canary tests failed, as they must)"),
@@ -138,18 +139,6 @@ def _neutral_process(process: Process) -> str:
         if process.log == LogStatus.STALE:
             told += f": {process.note}"
     return told + ". How you worked is reported to the instructor beside the score; it never changes the score."
-
-
-def _reason(grade: Grade) -> str:
-    if grade.tampering:
-        return "the test reporting was tampered with"
-    if grade.timed_out:
-        return "the grading ran out of time"
-    if not grade.tests_pass:
-        return "some tests fail"
-    if grade.differential is not None and not grade.differential.agrees:
-        return "the tests pass, but the code's outputs differ from the reference's"
-    return "every test passes"
 
 
 def _tests_line(grade: Grade) -> str:

@@ -8,7 +8,7 @@ test case, `bugsmith.grade` / `verdict`, that fails exactly when the grade fails
 that only counts failures still sees a failed grade whose tests all pass (reporting tampered
 with, outputs that differ from the reference's). The suite's properties say which tests were
 held back and hold the candidate's process summary (one `process` property a line: the lines of
-`summary.process_lines`, which the CLI passes); its system-out is the text summary, which has
+`grade_text.process_lines`, which the CLI passes); its system-out is the text summary, which has
 the grade's own Process section. Elements and attributes keep to what Jenkins' and Ant's JUnit
 schemas allow.
 """
@@ -19,8 +19,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
+from bugsmith.harness.exercises.judge.grade_text import grade_text
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult
-from bugsmith.harness.exercises.summary import grade_text
 from bugsmith.harness.shared.protocol import TestOutcome
 
 VERDICT_CLASS, VERDICT_NAME = "bugsmith.grade", "verdict"
