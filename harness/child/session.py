@@ -70,7 +70,9 @@ def collect_error(report: pytest.CollectReport) -> str:
 
 
 class CollectErrors:
-    """A pytest plugin that keeps the collection errors, each in one line."""
+    """A pytest plugin that keeps what stops the tests from being collected, each in one line:
+    failed collection reports, and pytest's internal errors (a plugin that raises while pytest
+    configures, say)."""
 
     def __init__(self) -> None:
         self.errors: list[str] = []
@@ -78,6 +80,13 @@ class CollectErrors:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.errors.append(collect_error(report))
+
+    def pytest_internalerror(self, excrepr: object, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # pytest prints an internal error to stdout, which is /dev/null here (protocol_streams):
+        # keep its last line, and write it where the worker's log sees it.
+        line = f"{excinfo.typename}: {excinfo.value}".splitlines()[0][:300]
+        self.errors.append(f"pytest stopped with an internal error: {line}")
+        print(line, file=sys.stderr, flush=True)
 
 
 class StateOutsideTheTree:

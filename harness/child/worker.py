@@ -389,8 +389,9 @@ def serve(*, zygote: bool, started: float, preloaded: frozenset[str] | None = No
     view = HypothesisSeesTheProject(setup.project, setup.root, read_only=True)
     server = ForkServer(setup, reader, writer, recorder, Zygote(reader) if zygote else None, view,
                         started=started, preloaded=preloaded)
-    pytest.main(suite_arguments(setup), plugins=[recorder, server, StateOutsideTheTree(setup.project), view])
-    return 0
+    code = pytest.main(suite_arguments(setup),
+                       plugins=[recorder, server, StateOutsideTheTree(setup.project), view, CollectErrors()])
+    return int(code)
 
 
 def main() -> int:

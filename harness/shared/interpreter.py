@@ -34,7 +34,15 @@ def module_command(module: str) -> list[str]:
 def worker_env(root: str | Path) -> dict[str, str]:
     """Single-threaded numeric libraries (a forked child that runs OpenMP after its parent did
     hangs otherwise), no bytecode or tool caches written into the user's tree, stable hashing."""
-    return {**os.environ, **tool_env(root), **_WORKER_VARIABLES}
+    inherited = {name: value for name, value in os.environ.items() if name not in _ENCLOSING_SESSION}
+    return {**inherited, **tool_env(root), **_WORKER_VARIABLES}
+
+
+# Set by a pytest session that runs bugsmith (pytest-xdist's worker, say), not by the user's
+# shell: plain pytest run on the project never sees them. pytest-benchmark warns on the first,
+# which a suite with `filterwarnings = error` turns into a red baseline.
+_ENCLOSING_SESSION = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
+                                "PYTEST_XDIST_TESTRUNUID"})
 
 
 _WORKER_VARIABLES = {

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from bugsmith.errors import BugsmithError, ConfigError
 from bugsmith.harness.cli import cli
+from bugsmith.harness.shared.interpreter import worker_env
 
 
 def project(root: Path, table: str) -> Path:
@@ -137,6 +138,34 @@ def test_pytest_args_that_pytest_rejects_say_what_pytest_said(tmp_path: Path, is
     assert errors == ["bugsmith: error: pytest refused its arguments: unrecognized arguments: --no-such-option"
                       " (check pytest-args in [tool.bugsmith] and addopts in the project's pytest configuration)"]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("isolation", ["fork", "subprocess"])
+def test_a_plugin_that_breaks_pytest_is_named_in_the_error(tmp_path: Path, isolation: str) -> None:
+    """pytest's internal error goes to stdout, which a worker points at /dev/null: the error
+    quotes the exception instead (it was "exit status 0", or "no tests were collected")."""
+    root = project(tmp_path / "p", TABLE)
+    (root / "tests" / "conftest.py").write_text(
+        "def pytest_configure(config):\n    raise RuntimeError('the plugin cannot start')\n")
+    done = subprocess.run([sys.executable, "-m", "bugsmith", "run", "--no-report", "--isolation", isolation],
+                          cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("bugsmith: error:")]
+    assert done.returncode == 3 and len(errors) == 1, done.stderr
+    assert "RuntimeError: the plugin cannot start" in errors[0]
+
+
+def test_the_variables_of_a_pytest_session_that_runs_bugsmith_do_not_reach_its_workers(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Run from an xdist worker, bugsmith's suite runs saw PYTEST_XDIST_WORKER, and
+    pytest-benchmark's warning about it failed suites with `filterwarnings = error`: plain
+    pytest in the user's shell never sees them. The user's own variables do pass."""
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/test_x.py::test_x (call)")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    env = worker_env(tmp_path)
+    assert "PYTEST_XDIST_WORKER" not in env and "PYTEST_CURRENT_TEST" not in env
+    assert env["PYTEST_ADDOPTS"] == "-p no:randomly"
 
 
 @pytest.mark.slow
