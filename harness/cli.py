@@ -287,8 +287,9 @@ def _selection(function):
     options = [
         click.option("--problem", "problems", multiple=True, help="Only these problems (default: all)."),
         click.option("--count", type=click.IntRange(1), default=20, show_default=True, help="Exercises."),
-        click.option("--bugs", type=click.IntRange(1), default=1, show_default=True,
-                     help="Bugs per exercise, each in a different function."),
+        click.option("--bugs", type=click.IntRange(1),
+                     help="Bugs per exercise, each in a different function (default: 2 that share a"
+                          " failing test for --difficulty hard, else 1)."),
         click.option("--family", "families", multiple=True, type=FAMILIES, help="Only these bug families."),
         click.option("--silent-only", is_flag=True, help="Only bugs that fail by a wrong answer."),
         click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]),
@@ -305,7 +306,7 @@ def _selection(function):
 def _build(root, problems, count, bugs, families, silent_only, seed, jobs, difficulty=None):
     from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 
-    options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs, families=tuple(families),
+    options = ExerciseOptions(problems=tuple(problems), count=count, bugs=bugs or 0, families=tuple(families),
                               silent_only=silent_only, seed=seed, difficulty=difficulty or "")
     return options, build_exercises(options, root=root, jobs=jobs,
                                     progress=_exercise_progress(sys.stderr.isatty()),

@@ -7,7 +7,8 @@ import dataclasses
 
 from bugsmith.harness.exercises.assemble.pool import next_group
 from bugsmith.harness.exercises.assemble.selection import Evidence, ProblemBuilder
-from bugsmith.harness.exercises.records import ExerciseOptions
+from bugsmith.harness.exercises.measure.levels import Levels
+from bugsmith.harness.exercises.records import HARD_BUGS, ExerciseOptions, Symptom
 from tests.exercises.test_difficulty_and_order import mutant
 
 
@@ -16,11 +17,13 @@ def single(ident: str, function: str) -> Evidence:
                     pass_to_pass=(), symptoms=(), silent=True)
 
 
-def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0) -> ProblemBuilder:
+def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0,
+            difficulty: str = "") -> ProblemBuilder:
     """A builder whose full runs validate any group without a member of `spoils` (bugs that mask
     the others), and whose single bugs are the first `wanted` of `pool`."""
     made = object.__new__(ProblemBuilder)
-    made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs, seed=seed)
+    made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs, seed=seed, difficulty=difficulty)
+    made.levels = Levels(made.options, probes=None, store=None, key=None)  # type: ignore[arg-type]
     made.progress = None
     made.problem = "p"
     made._start([e.mutants[0] for e in pool])
@@ -120,3 +123,24 @@ def test_a_seed_that_repeats_exercises_is_told_with_the_problem(monkeypatch, tmp
         pass  # the fake builds nothing
     assert heard == ["auc: the pool is exhausted (4 distinct exercises with these options for seeds 0 to 3);"
                      " seed 6 repeats exercises of lower seeds"]
+
+
+def test_a_hard_exercise_pairs_only_bugs_that_share_a_failing_test_and_runs_no_other_pair():
+    """Hard: fixing one bug must leave a visible test red. Pairs that share no failing test are
+    passed over before their run (the run is what a pair costs)."""
+    pool = [single(i, f"f{i}") for i in "abcd"]
+    made = builder(pool, spoils=set(), difficulty="hard")
+    failing = {"a": ("t1",), "b": ("t2",), "c": ("t3",), "d": ("t2", "t4")}
+    for ident, tests in failing.items():
+        made.levels.remember(dataclasses.replace(mutant(ident), function=f"f{ident}"),
+                             tuple(Symptom(test=t, exception="", message="") for t in tests), True)
+    made.levels.fits = lambda mutants, silent: made.levels.may_fit(mutants)  # no findability here
+    made._group(pool, 1)
+    assert ids(made.groups) == [["b", "d"]]
+    assert [sorted(m.id for m in g) for g in made.validated] == [["b", "d"]]
+
+
+def test_hard_exercises_get_two_bugs_unless_asked_otherwise():
+    assert ExerciseOptions(difficulty="hard").bug_count == HARD_BUGS == 2
+    assert ExerciseOptions(difficulty="hard", bugs=1).bug_count == 1
+    assert ExerciseOptions(difficulty="medium").bug_count == ExerciseOptions().bug_count == 1

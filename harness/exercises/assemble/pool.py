@@ -46,8 +46,10 @@ def window(first: Callable[[int], Sequence[T]], seed: int, quota: int) -> Window
     return Window(items=tuple(items[(start + i) % len(items)] for i in range(quota)), total=len(items))
 
 
-def next_group(free: Sequence[Mutant], size: int, tried: set[frozenset[str]]) -> list[Mutant] | None:
-    """The first group of `size` mutants of `free`, each in its own function, not tried before.
+def next_group(free: Sequence[Mutant], size: int, tried: set[frozenset[str]],
+               accept: Callable[[Sequence[Mutant]], bool] = lambda group: True) -> list[Mutant] | None:
+    """The first group of `size` mutants of `free`, each in its own function, not tried before,
+    that `accept` takes (a test that needs no run: whether the bugs share a symptom).
 
     Groups are taken in colexicographic order (by their last member's position, then the
     others'): every group within the first n mutants comes before any group that needs a later
@@ -58,7 +60,7 @@ def next_group(free: Sequence[Mutant], size: int, tried: set[frozenset[str]]) ->
         for head in itertools.combinations(free[:last], size - 1):
             group = [*head, free[last]]
             places = {(m.file, m.function) for m in group}
-            if len(places) == size and frozenset(m.id for m in group) not in tried:
+            if len(places) == size and frozenset(m.id for m in group) not in tried and accept(group):
                 return group
     return None
 

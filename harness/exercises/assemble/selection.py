@@ -124,7 +124,7 @@ def build_exercises(options: ExerciseOptions, *, root: Path | None = None, jobs:
     told, naming the problem, when a seed has to repeat exercises a lower seed handed out.
     """
     root, known, problems = asked_problems(options, root)
-    if options.count < 1 or options.bugs < 1:
+    if options.count < 1 or options.bugs < 0:
         raise ExerciseError("--count and --bugs must be at least 1")
     if options.difficulty and options.difficulty not in LEVEL_NAMES:
         raise ExerciseError(f"unknown difficulty {options.difficulty!r}; choose from {', '.join(LEVEL_NAMES)}")
@@ -248,7 +248,7 @@ class ProblemBuilder:
         """This seed's window of the problem's sequence of single bugs (or K-bug groups)."""
         self.quota = quota
         self.window_start = self.options.seed * quota
-        if self.options.bugs == 1:
+        if self.options.bug_count == 1:
             taken = window(self._fitting, self.options.seed, quota)
             chosen = [replace(e, alone={e.mutants[0].id: e.fail_to_pass}) for e in taken.items]
         else:
@@ -262,7 +262,7 @@ class ProblemBuilder:
         """The first `wanted` K-bug groups, from a pool of validated single bugs that doubles until
         they are formed or the problem has no candidate left: bugs that mask each other, or a
         silent pair that turns loud, must not end a build that a bigger pool would finish."""
-        size = (wanted + 1) * self.options.bugs  # one group to spare; more only when groups spoil
+        size = (wanted + 1) * self.options.bug_count  # one group to spare; more only when groups spoil
         while True:
             singles = self._singles(size)
             self._group(singles, wanted)
@@ -304,7 +304,7 @@ class ProblemBuilder:
                     self.on_batch(self.seen, len(self.candidates))
             else:
                 break
-            self._report(len(self.silent) // self.options.bugs)
+            self._report(len(self.silent) // self.options.bug_count)
         if len(self.silent) >= wanted or self.options.silent_only:
             return self.silent[:wanted]
         self.noisy.sort(key=lambda m: self.rank[m.id])
@@ -385,7 +385,7 @@ class ProblemBuilder:
         pool = [e.mutants[0] for e in singles]
         while len(self.groups) < wanted:
             group = next_group([m for m in pool if m.id not in self.used and self.spoiled[m.id] < 2],
-                               self.options.bugs, self.tried)
+                               self.options.bug_count, self.tried, self.levels.may_fit)
             if group is None:
                 return
             self.tried.add(frozenset(m.id for m in group))
@@ -402,8 +402,8 @@ class ProblemBuilder:
         singles = self.silent + self.loud
         functions = {(e.mutants[0].file, e.mutants[0].function) for e in singles}
         told = _shortfall(len(singles), len(self.tried), len(self.candidates))
-        if self.options.bugs > 1 and len(functions) < self.options.bugs:
-            return f"{told}: the validated bugs lie in {len(functions)} functions, {self.options.bugs} needed"
+        if self.options.bug_count > 1 and len(functions) < self.options.bug_count:
+            return f"{told}: the validated bugs lie in {len(functions)} functions, {self.options.bug_count} needed"
         if not self.candidates:
             return f"{told}: no candidate edit with these families"
         return told

@@ -47,14 +47,19 @@ class Levels:
         """What `mutant` alone showed: its findability is measured on it."""
         self.alone[mutant.id] = (symptoms, silent)
 
+    def may_fit(self, mutants: Sequence[Mutant]) -> bool:
+        """Whether a group of bugs, each validated alone, can have the asked difficulty: told
+        before the group's own run, which is the cost of trying it."""
+        return not (self.options.difficulty == "hard" and len(mutants) > 1 and not self.interact(mutants))
+
     def fits(self, mutants: Sequence[Mutant], silent: bool) -> bool:
         """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
         if not self.options.difficulty:
             return True
-        if self.options.difficulty == "hard" and len(mutants) > 1 and not self.interact(mutants):
+        if not self.may_fit(mutants):
             return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
         # One bug's level may be told before its repair search: skip that search if no result of it could fit.
-        full = self.options.bugs > 1 or len(mutants) > 1
+        full = self.options.bug_count > 1 or len(mutants) > 1
         found = self.findings(mutants, silent=silent, full=full)
         return difficulty(found, silent=silent, interact=self.interact(mutants)).level == self.options.difficulty
 
