@@ -21,10 +21,15 @@ hard handout loses those sentences, and its evidence says so: harness.exercises.
 
 from __future__ import annotations
 
+import functools
+import json
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
 
 from bugsmith.harness.exercises.findability import Findability
-from bugsmith.harness.exercises.records import Difficulty
+from bugsmith.harness.exercises.records import Difficulty, ExerciseError
 
 LEVELS = ((4, "easy"), (7, "medium"), (10, "hard"))
 LEVEL_NAMES = tuple(name for _, name in LEVELS)
@@ -73,7 +78,56 @@ def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool 
     return Difficulty(score=score, level=level, factors=factors)
 
 
+FIT_PACKAGE, FIT_FILE = "bugsmith.harness.exercises.measure", "minutes_fit.json"
+MINUTES_PER_FURTHER_BUG, FEWEST_MINUTES = 10, 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MinutesFit:
+    """A mid-level engineer's minutes for an exercise of one bug: a + b * difficulty score."""
+
+    a: float
+    b: float
+    n: int  # blind solve trials behind a and b; 0 while they are the formula's guess
+    source: str
+
+
+# The guess the time limits used before any trial was fitted (benchmarks/solve_trials.py writes the fit).
+FORMULA = MinutesFit(a=15.0, b=5.0, n=0, source="formula (no fit file)")
+
+
+def parse_minutes_fit(text: str | None) -> MinutesFit:
+    """The fit in the text of minutes_fit.json; the formula when there is no file."""
+    if text is None:
+        return FORMULA
+    try:
+        data = json.loads(text)
+        a, b, n = data["a"], data["b"], data["n"]
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (a, b)):
+            raise ValueError("a and b must be numbers")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise ValueError("n must be a count")
+        return MinutesFit(a=float(a), b=float(b), n=n, source=str(data.get("source", "")))
+    except (ValueError, TypeError, KeyError) as error:  # JSONDecodeError is a ValueError
+        raise ExerciseError(f"{FIT_FILE} is malformed ({error}); rewrite it with benchmarks/solve_trials.py") from None
+
+
+@functools.cache
+def minutes_fit() -> MinutesFit:
+    """The fit shipped with bugsmith, read once."""
+    try:
+        text = resources.files(FIT_PACKAGE).joinpath(FIT_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    return parse_minutes_fit(text)
+
+
+def minutes_for(fit: MinutesFit, score: int, bugs: int) -> int:
+    """The time limit `fit` gives: its minutes for the score, 10 more per further bug, rounded to 5, at least 10."""
+    minutes = fit.a + fit.b * score + MINUTES_PER_FURTHER_BUG * (bugs - 1)
+    return max(FEWEST_MINUTES, int(5 * round(minutes / 5)))
+
+
 def time_limit_minutes(score: int, bugs: int) -> int:
-    """A suggested time limit: 15 minutes plus 5 per difficulty point, 10 more per further bug, rounded to 5."""
-    minutes = 15 + 5 * score + 10 * (bugs - 1)
-    return int(5 * round(minutes / 5))
+    """A suggested time limit from the fit shipped with bugsmith (the formula 15 + 5 x score when none ships)."""
+    return minutes_for(minutes_fit(), score, bugs)
