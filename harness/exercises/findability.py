@@ -32,6 +32,7 @@ class Findability:
     helper: bool  # the visible tests never name the buggy function: it is seen through the public API
     clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.measure.clues)
     repair_searched: bool = True  # False: a survey; the search was skipped, `repair_tries` means nothing yet
+    intent_in_code: bool = False  # a name beside the bug contradicts it: no handout can drop that clue
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 
 from bugsmith.harness.config import builtin_root
-from bugsmith.harness.exercises.measure.clues import Clue, clue_of, drop_clues
+from bugsmith.harness.exercises.measure.clues import Clue, clue_of, clues_of, drop_clues
+from bugsmith.harness.exercises.measure.intent import stated_intent
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 
@@ -100,7 +101,7 @@ def test_every_clue_near_the_bug_goes_and_the_fix_is_still_the_reference():
     do; the handout loses it, parses, and with the `not` back is the reference's code."""
     import ast
 
-    from bugsmith.harness.exercises.measure.clues import clues_of, code_shape
+    from bugsmith.harness.exercises.measure.clues import code_shape
 
     path = "reference/scheduler/scheduler.py"
     reference = (builtin_root() / path).read_text(encoding="utf-8")
@@ -137,3 +138,15 @@ def test_the_grader_recognises_the_fix_of_a_handout_that_lost_a_docstring_senten
                         reference={"m.py": reference}, fail_to_pass=(), pass_to_pass=(), symptoms=(), silent=True,
                         difficulty=Difficulty(score=9, level="hard"), time_limit_minutes=60)
     assert _fix_kind({"m.py": handout.replace("range(n + 1)", "range(n)")}, exercise, passed=True) == "reference"
+
+
+def test_a_name_that_gives_the_bug_away_is_no_clue_to_drop():
+    """rolling_features' `entity = ... ordered[time]`: the name states the intent (so the bug is
+    never hard), but it is code: the handout keeps it, and nothing else is dropped for it."""
+    path = "reference/rolling_features/rolling_features.py"
+    reference = (builtin_root() / path).read_text(encoding="utf-8")
+    mutants = mutants_of_source(reference, file=path, module="m", mutators=registry.select(())).mutants
+    bug = next(m for m in mutants if m.operator == "beyond/wrong-variable" and m.mutated == "time"
+               and reference.splitlines()[m.span.line - 1][:m.span.column].endswith("ordered["))
+    assert stated_intent(reference, bug).in_code
+    assert clues_of(reference, [bug], bug) == ()

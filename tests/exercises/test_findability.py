@@ -9,7 +9,7 @@ import pytest
 
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises.findability import function_spans, is_helper, lines_to_read, names_bug
-from bugsmith.harness.exercises.measure.intent import stated_intent
+from bugsmith.harness.exercises.measure.intent import stated_intent, stated_intents
 from bugsmith.harness.exercises.measure.localisation import locate, ochiai, rank_of
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
@@ -167,3 +167,84 @@ def test_a_block_of_comments_is_read_as_one_passage():
               "    keep = weights > 0\n")
     intent = stated_intent(source, bug(">", ">=", 4))
     assert intent.stated and intent.line == 2 and intent.end_line == 3
+
+
+# Names the bug contradicts -----------------------------------------------------------------------
+
+def test_a_variable_named_for_one_column_and_built_from_another_states_its_intent():
+    """rolling_features (issue 38): `entity = None if by is None else ordered[time].to_numpy()`
+    builds the entity codes from the time column; `time` in the condition only decides, and
+    names nothing."""
+    path = "reference/rolling_features/rolling_features.py"
+    source, mutants = reference_mutants(path)
+    line = next(n for n, t in enumerate(source.splitlines(), 1) if "entity = None if by is None" in t)
+    wrong = {m.span.column: m for m in mutants if m.span.line == line and m.operator == "beyond/wrong-variable"}
+    read = source.splitlines()[line - 1].index("ordered[by]") + len("ordered[")
+    intent = stated_intent(source, wrong.pop(read))
+    assert intent.stated and intent.in_code and "`entity`" in intent.text and "`time`" in intent.text
+    assert [stated_intent(source, m).stated for m in wrong.values()] == [False]
+
+
+NAMES = '''\
+def f(df, ordered, by, time, t, key, col, entity_col, left_rows, left_mask, x, load, pick):
+    _check(df, time=t)
+    history = ordered[time]
+    entity = ordered[by]
+    a = ordered[by]
+    entity = ordered[col]
+    entity = ordered[entity_col]
+    left_count = len(left_rows)
+    keys = [by, time]
+    frame = load(entity=by)
+    entity = None if by is None else ordered[by]
+    entity = ordered[col] if by else None
+    entity = pick(entity_col, key)
+    frame = load(entity=by, time=time)
+    return a
+'''
+
+
+def renamed(context: str, token: str, new: str) -> Mutant:
+    """A mutant of NAMES that replaces the last `token` of the first `context` by `new`."""
+    at = NAMES.index(context) + context.rindex(token)
+    line = NAMES.count("\n", 0, at) + 1
+    column = at - (NAMES.rfind("\n", 0, at) + 1)
+    return Mutant(id=f"{line}:{column}", operator="beyond/wrong-variable", family=Family.BEYOND, file="m.py",
+                  module="m", function="f", scope="f",
+                  span=Span(line=line, column=column, end_line=line, end_column=column + len(token)),
+                  original=token, mutated=new, explanation="", diff="")
+
+
+@pytest.mark.parametrize(("context", "token", "new", "stated"), [
+    # the target's word is the old name's (or the old name has none), never the new one's
+    ("entity = ordered[by]", "by", "time", True),
+    ("entity = ordered[entity_col]", "entity_col", "key", True),
+    ("frame = load(entity=by)", "by", "time", True),  # the keyword names the value
+    ("entity = ordered[by]", "by", "t", True),  # `t` means something: it is passed as `time=`
+    ("entity = ordered[col]", "col", "key", False),  # `col` is no entity either: no tie
+    ("left_count = len(left_rows)", "left_rows", "left_mask", False),  # both are the left side's
+    ("entity = ordered[by]", "by", "x", False),  # `x` means nothing
+    ("keys = [by, time]", "by", "time", False),  # `keys` held `time` already
+    ("entity = None if by is None", "by", "time", False),  # a condition names nothing
+    ("entity = ordered[col] if by", "by", "time", False),
+    ("a = ordered[by]", "by", "time", False),  # `a` says nothing
+])
+def test_a_name_states_intent_only_where_its_words_tie_to_the_old_name_and_not_the_new(context, token, new, stated):
+    intent = stated_intent(NAMES, renamed(context, token, new))
+    assert intent.stated is stated and intent.in_code is stated
+
+
+def test_a_swap_inside_one_value_keeps_its_name_and_a_swap_across_two_keywords_does_not():
+    """`pick(key, entity_col)` still reads `entity_col`: the name `entity` fits it as before;
+    `load(entity=time, time=by)` passes the time column as the entity."""
+    inside = renamed("pick(entity_col, key)", "entity_col, key", "key, entity_col")
+    assert not stated_intent(NAMES, inside).stated
+    across = renamed("load(entity=by, time=time)", "entity=by, time=time", "entity=time, time=by")
+    assert stated_intent(NAMES, across).in_code
+
+
+def test_a_name_is_read_on_the_reference_only():
+    """A handout is read for sentences (they may have been dropped); a name cannot have been."""
+    edit = renamed("entity = ordered[by]", "by", "time")
+    assert stated_intents(NAMES, edit)
+    assert not stated_intents(NAMES, edit, line=edit.span.line, end_line=edit.span.end_line)

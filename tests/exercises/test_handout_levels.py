@@ -50,6 +50,16 @@ def test_an_easy_exercise_keeps_its_clue_and_a_medium_or_hard_one_loses_it():
         assert evidence.intent is keeps and evidence.clue_dropped is not keeps, asked
 
 
+def test_a_name_that_contradicts_the_bug_stays_a_clue_at_every_level():
+    """`entity = ordered[time]`: the name is the code, no handout can drop it, so the bug keeps
+    its clue when medium or hard is asked and can never be scored hard for want of it."""
+    named = replace(HIDDEN, intent_in_code=True)
+    for asked in ("easy", "medium", "hard"):
+        (evidence,) = _Measured(asked, {"b": named}).findings([mutant("b")], silent=True)
+        assert evidence.intent and not evidence.clue_dropped, asked
+    assert not _Measured("hard", {"b": named}).fits([mutant("b")], silent=True)
+
+
 def test_unasked_the_level_with_the_clue_decides_and_a_dropped_clue_is_scored_without_it():
     """Easy with its comment: kept. Medium with it: dropped, and then scored hard (the comment
     was what made it medium)."""

@@ -7,6 +7,7 @@ import dataclasses
 
 from bugsmith.harness.exercises.assemble.pool import next_group
 from bugsmith.harness.exercises.assemble.selection import Evidence, ProblemBuilder
+from bugsmith.harness.exercises.measure.difficulty import interacting, masked
 from bugsmith.harness.exercises.measure.levels import Levels
 from bugsmith.harness.exercises.records import HARD_BUGS, ExerciseOptions, Symptom
 from tests.exercises.test_difficulty_and_order import mutant
@@ -144,3 +145,12 @@ def test_hard_exercises_get_two_bugs_unless_asked_otherwise():
     assert ExerciseOptions(difficulty="hard").bug_count == HARD_BUGS == 2
     assert ExerciseOptions(difficulty="hard", bugs=1).bug_count == 1
     assert ExerciseOptions(difficulty="medium").bug_count == ExerciseOptions().bug_count == 1
+
+
+def test_bugs_are_masked_when_each_ones_failures_lie_within_anothers():
+    """Masked: the first run shows one bug's symptom; each fix uncovers the next. Bugs that only
+    share a test each show a symptom of their own at once, so they interact but are not masked."""
+    assert masked([["t1", "t2"], ["t2"]])
+    assert masked([["t3"], ["t1", "t2", "t3"], ["t2", "t3"]])
+    assert not masked([["t1", "t2"], ["t2", "t3"]]) and interacting([["t1", "t2"], ["t2", "t3"]])
+    assert not masked([["t1"], ["t2"]]) and not masked([["t1"]]) and not masked([["t1"], []])

@@ -14,21 +14,35 @@ has found the bug without debugging:
   check moved after the removal leaves behind;
 - one half of a parallel pair changed (`(n_left >= k) & (n_right >= k)` becoming
   `(n_left > k) & (n_right >= k)`): people write such pairs by copying one half, so they
-  stay symmetric, and the asymmetry points at the bug.
+  stay symmetric, and the asymmetry points at the bug;
+- two operands made one: `self._waiting or self._waiting` (from `self._waiting or self._running`),
+  `lo < lo`, `x - x`, `min(x, x)`, `a if c else a`, where the original had two different
+  expressions: nobody writes an operation whose sides are the same code, and a reader spots
+  it at once.
 
 The rules read the original file and the mutant's span; they never run code.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+from collections import Counter
+from collections.abc import Iterator
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.mutant import Mutant, line_starts
 
 _PARALLEL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
+# How an operator is spelled in a reason. `x * x` and `a @ a` are not here: a square is written so.
+_SYMBOLS: dict[type[ast.AST], str] = {
+    ast.And: "and", ast.Or: "or", ast.Add: "+", ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//",
+    ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+    ast.BitAnd: "&", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
 _CONSTANT_CHECKS = ("return True", "return False")
 
 
@@ -45,6 +59,9 @@ def machine_trace(mutant: Mutant, source: str) -> str | None:
         return "a guard's `return False` turned into `return True`"
     if _breaks_a_parallel_pair(mutant, source):
         return "one half of a parallel pair changed"
+    twins = _twinned_operands(mutant, source)
+    if twins is not None:
+        return twins
     if ".pop" in _around_the_edit(mutant, source) \
             and _dangling_peeks(_mutated_source(mutant, source)) > _dangling_peeks(source):
         return "a peek left dangling before a pop"
@@ -202,3 +219,100 @@ def _comparisons(source: str) -> tuple[tuple[cst.Comparison, CodeRange, CodeRang
 
 def _unwrapped(node: cst.BaseExpression) -> cst.Comparison | None:
     return node if isinstance(node, cst.Comparison) else None
+
+
+# Two operands made one -----------------------------------------------------------------------
+
+def _twinned_operands(mutant: Mutant, source: str) -> str | None:
+    """Why the edit makes two operands of one operation the same code where they differed
+    (both sides of an operator, two arguments of a call, the two branches of `a if c else b`),
+    or None. The statement's expression is compared before and after the edit as Python's own
+    syntax tree, so whitespace and parentheses do not count; twins it already had do not either,
+    whatever its operator becomes (`x != x`, a NaN test, turned into `x == x`)."""
+    start, end = mutant.span.offsets(source)
+    root = next(((a, b) for a, b in _expression_roots(source) if a <= start and end <= b), None)
+    if root is None:
+        return None  # the edit is a whole statement (a deletion, a move): no operands to compare
+    before = _twins(source[root[0]:root[1]])
+    after = _twins(source[root[0]:start] + mutant.mutated + source[end:root[1]])
+    new = Counter(key for key, _ in after) - Counter(key for key, _ in before)
+    return next((reason for key, reason in after if key in new), None)
+
+
+@functools.lru_cache(maxsize=16)
+def _expression_roots(source: str) -> tuple[tuple[int, int], ...]:
+    """The character range of every expression a statement holds directly (an assignment's
+    value and targets, a condition, a call's whole expression...), whatever it nests."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    starts = line_starts(source)
+    lines = source.splitlines()
+
+    def offset(line: int, column: int) -> int:
+        text = lines[line - 1]
+        # ast counts columns in UTF-8 bytes, spans in characters
+        return starts[line - 1] + (column if text.isascii() else len(text.encode()[:column].decode(errors="ignore")))
+
+    return tuple((offset(e.lineno, e.col_offset), offset(e.end_lineno or e.lineno, e.end_col_offset or 0))
+                 for statement in ast.walk(tree) if isinstance(statement, ast.stmt)
+                 for e in _direct_expressions(statement))
+
+
+def _direct_expressions(node: ast.AST) -> Iterator[ast.expr]:
+    """The expressions of `node` that no other expression of it holds, its nested statements left out."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.expr):
+            yield child
+        elif not isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+            yield from _direct_expressions(child)  # `arguments`, `keyword`, `withitem`, `comprehension`
+
+
+def _twins(code: str) -> list[tuple[tuple[str, str], str]]:
+    """Every pair of identical operands in the expression `code`, as ((the kind of operation,
+    the operand's tree), the reason it would give). Unparsable code has none."""
+    try:
+        tree = ast.parse(f"(\n{code}\n)", mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    return [((type(node).__name__, ast.dump(operand)), reason)
+            for node in ast.walk(tree) for reason, operand in _identical_pairs(node)]
+
+
+def _identical_pairs(node: ast.AST) -> Iterator[tuple[str, ast.expr]]:
+    """(reason, operand) for each pair of operands of `node` that are the same code."""
+    pairs: list[tuple[ast.AST, ast.expr, ast.expr]]
+    if isinstance(node, ast.BoolOp):
+        pairs = [(node.op, a, b) for i, a in enumerate(node.values) for b in node.values[i + 1:]]
+    elif isinstance(node, ast.BinOp) and type(node.op) in _SYMBOLS:
+        pairs = [(node.op, node.left, node.right)]
+    elif isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+        pairs = [(op, a, b) for op, a, b in zip(node.ops, operands, operands[1:])]
+    elif isinstance(node, ast.IfExp):
+        if _same(node.body, node.orelse):
+            yield "both branches of a conditional expression made the same", node.body
+        return
+    elif isinstance(node, ast.Call):
+        values = _arguments(node)
+        for i, left in enumerate(values):
+            if any(_same(left, right) for right in values[i + 1:]):
+                yield "two arguments of a call made the same expression", left
+        return
+    else:
+        return
+    for op, left, right in pairs:
+        if _same(left, right):
+            yield f"both sides of `{_SYMBOLS[type(op)]}` made the same expression", left
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    """The arguments of `call` that read a value: `reshape(1, 1)` and `pad(x, 2, 2)` are written
+    on purpose, and so is `np.divide(a, b, out=a)`, which works in place."""
+    values = [*call.args, *(k.value for k in call.keywords if k.arg and k.arg != "out")]
+    return [a for a in values if not isinstance(a, ast.Starred) and any(isinstance(n, ast.Name) for n in ast.walk(a))]
+
+
+def _same(left: ast.expr, right: ast.expr) -> bool:
+    return ast.dump(left) == ast.dump(right)

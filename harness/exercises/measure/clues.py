@@ -10,6 +10,8 @@ at the top of a block or doubled, a trailing comment leaves its code, a docstrin
 sentence (and the blank lines it would leave) or goes if nothing is left of it. libcst rewrites
 the tree, so the rest of the file keeps its formatting. An easy exercise keeps its clues: a
 sentence that says what the line should do is what makes it easy (harness.exercises.measure.levels).
+A name that contradicts the bug (`entity = ordered[time]`, intent's `named_against`) is no
+sentence: it is the code, and it stays in every handout.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ class Clue:
 
 def clues_of(reference: str, mutants: Sequence[Mutant], bug: Mutant) -> tuple[Clue, ...]:
     """Every sentence near `bug` that states what it contradicts, placed in the handout with all
-    `mutants` applied (an earlier edit in the file that adds or removes lines moves it)."""
-    return tuple(_placed(intent, mutants, bug) for intent in stated_intents(reference, bug))
+    `mutants` applied (an earlier edit in the file that adds or removes lines moves it); a name
+    that does is code, not a clue to drop."""
+    return tuple(_placed(intent, mutants, bug) for intent in stated_intents(reference, bug) if not intent.in_code)
 
 
 def clue_of(reference: str, mutants: Sequence[Mutant], bug: Mutant) -> Clue | None:

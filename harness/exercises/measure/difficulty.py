@@ -12,7 +12,8 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
 - silent (0-1): the failures are wrong answers, no traceback into the code.
 
 An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when its bugs interact
-(a visible test fails with either bug alone: fixing one leaves that symptom red); the score is 1 plus the
+(a visible test fails with either bug alone: fixing one leaves that symptom red), plus 1 when they
+hide behind each other (`masked`: each fix uncovers the next bug's symptom); the score is 1 plus the
 points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. An exercise whose every
 bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent) is
 never "hard", whatever else it has: the reader compares the sentence with the line. (A medium or
@@ -63,14 +64,25 @@ def interacting(alone: Sequence[Sequence[str]]) -> bool:
     return any(set(a) & set(b) for i, a in enumerate(alone) for b in alone[i + 1:])
 
 
-def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool = False) -> Difficulty:
+def masked(alone: Sequence[Sequence[str]]) -> bool:
+    """Whether the bugs hide behind each other: ordered by how many visible tests each fails
+    alone, every bug's failing tests are among the previous one's. The first run then shows one
+    bug's symptom, and each fix uncovers the next bug's: a solver who fixes what the tests show
+    needs a round per bug, where bugs with symptoms of their own are all seen at once."""
+    chain = sorted((set(tests) for tests in alone), key=len, reverse=True)
+    return len(chain) > 1 and all(chain[i] and chain[i] <= chain[i - 1] for i in range(1, len(chain)))
+
+
+def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool = False,
+               hidden: bool = False) -> Difficulty:
     """Score an exercise from the findability of its bugs (one record per bug); `interact`: its
-    bugs share a failing visible test."""
+    bugs share a failing visible test; `hidden`: they hide behind each other (`masked`)."""
     per_bug = [bug_factors(e, silent=silent) for e in evidence]
     hardest = max(per_bug, key=lambda f: (sum(f.values()), sorted(f.items())))
     factors = {**hardest, "extra_bugs": EXTRA_BUG_POINTS * (len(evidence) - 1)}
     if len(evidence) > 1:
         factors["interaction"] = int(interact)
+        factors["masked"] = int(hidden)
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
     if level == "hard" and all(e.intent for e in evidence):

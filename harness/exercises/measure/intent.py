@@ -13,23 +13,37 @@ blocks everyone`); a docstring, or a comment further off in the function, agains
 tokens alone. Consecutive whole-line comments are one passage. A compound identifier named whole
 (`n_estimators`, or any name in backticks) counts two, any other shared word one; two make a
 statement of intent. One shared plain word ("weights are normalised") does not.
+
+A name can state intent as plainly as a comment: `entity = None if by is None else
+ordered[time].to_numpy()` (`time` read where `by` stood) builds a value named `entity` from the
+time column, and the reader sees the mismatch without running anything (`named_against`). Such
+a bug is a slip people really make (the name beside it is right, the variable read is wrong),
+so it is not refused as a machine's trace, which would lose it: it is counted as a stated
+intent, which caps its difficulty and keeps it for easy exercises. Unlike a sentence, it cannot
+be dropped from a handout (`Intent.in_code`): the name is the code.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import io
+import keyword
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bugsmith.mutators.mutant import Mutant
+from bugsmith.mutators.mutant import Mutant, line_starts
 
 NEAR_LINES = 3  # a comment or docstring this close above or below the bug's lines is near it
 STATED = 2  # points that make a statement of intent
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
+# What carries a value up to the name it is given: `ordered[by].to_numpy()`, `a + b`, `(x, y)`.
+_CARRIERS = (ast.Subscript, ast.Attribute, ast.Starred, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.IfExp,
+             ast.Tuple, ast.List, ast.Slice, ast.Call)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 _WORD = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?")
 _BACKTICKED = re.compile(r"`([^`]+)`")
@@ -54,11 +68,12 @@ class Intent:
     """A comment or docstring sentence near the bug and how strongly it states what the bug contradicts."""
 
     stated: bool
-    text: str  # the sentence of the comment or docstring that scored
+    text: str  # the sentence of the comment or docstring that scored, or what the name says
     line: int  # where the comment (or block of comments) or docstring starts; 0 when there is none
     points: int
     comment: bool = False  # a comment (else a docstring)
     end_line: int = 0  # where the comment block or docstring ends
+    in_code: bool = False  # the code says it (a name the bug contradicts): no handout can drop it
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,8 +204,10 @@ def nearby_text(source: str, line: int, end_line: int) -> list[Passage]:
 
 def stated_intents(source: str, mutant: Mutant, *, line: int | None = None,
                    end_line: int | None = None) -> tuple[Intent, ...]:
-    """Every sentence near `mutant` that states the intent the edit contradicts, by place.
-    `source` is the unmutated file, or a handout: then `line` and `end_line` place the bug in it."""
+    """Every sentence near `mutant` that states the intent the edit contradicts, by place, and
+    the name that does (`named_against`). `source` is the unmutated file, or a handout: then
+    `line` and `end_line` place the bug in it, and only its sentences are read (a name cannot
+    have been dropped from it, so the reference's answer holds)."""
     compound, concepts = changed_concepts(mutant)
     statement = statement_concepts(source, mutant, line=line, end_line=end_line)
     found = []
@@ -201,12 +218,13 @@ def stated_intents(source: str, mutant: Mutant, *, line: int | None = None,
             if score >= STATED:
                 found.append(Intent(stated=True, text=sentence, line=passage.line, points=score,
                                     comment=passage.comment, end_line=passage.end_line))
-    return tuple(found)
+    named = named_against(source, mutant) if line is None else None
+    return (*found, named) if named is not None else tuple(found)
 
 
 def stated_intent(source: str, mutant: Mutant) -> Intent:
-    """The sentence near `mutant` (in the unmutated `source`) that states most strongly the
-    intent the edit contradicts, or a record that none does."""
+    """The sentence (or name) near `mutant` (in the unmutated `source`) that states most
+    strongly the intent the edit contradicts, or a record that none does."""
     found = stated_intents(source, mutant)
     return max(found, key=lambda i: (i.points, -i.line), default=Intent(stated=False, text="", line=0, points=0))
 
@@ -216,3 +234,127 @@ def _sentences(text: str) -> Iterable[str]:
     for part in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
         if part.strip():
             yield " ".join(part.split())
+
+
+# A name the bug contradicts ----------------------------------------------------------------------
+
+def named_against(source: str, mutant: Mutant) -> Intent | None:
+    """The name beside the bug that says it is wrong. The edit puts name B where name A stood
+    (names are all it changes), inside a value whose name T is on the same line: the target it
+    is assigned to, or the keyword it is passed as. It reads wrong at a glance when
+    - T ties to A: they share a word, or A has none of its own (`by`, `x`): T says what A is;
+    - T and B share no word, and the value did not read B before (a swap inside one value
+      keeps both names): T does not cover B;
+    - B means something else: it has words of its own, or the function assigns it or passes
+      it under a name that has (`time=b`), none of them T's.
+    So `entity = ordered[time]` (from `ordered[by]`) is one, `left_count = len(left_rows)` (from
+    `left_mask`) is not: both names are the left side's. A parameter's name is not on the line
+    (the reader must open the function called), so a positional argument is named by what its
+    call is assigned to. `source` is the unmutated file."""
+    renamed = _renamed(mutant.original, mutant.mutated)
+    if not renamed:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    start = mutant.span.offsets(source)[0]
+    for offset, old, new in renamed:
+        path = _path_to(tree, source, start + offset)
+        named = _named_value(path) if _is_name(path[-1], old) else None  # not a word inside a string
+        if named is not None and _contradicts(named[0], old, new, _roles(path, new)) \
+                and not any(_is_name(node, new) for node in ast.walk(named[1])):
+            return Intent(stated=True, text=f"`{named[0]}` is made of `{new}`, where `{old}` stood", points=STATED,
+                          line=mutant.span.line, end_line=mutant.span.end_line, in_code=True)
+    return None
+
+
+def _contradicts(target: str, old: str, new: str, roles: Iterable[str]) -> bool:
+    named, was, now = words(target), words(old), words(new)
+    if not named or named & now or (was and not named & was):
+        return False
+    return any(words(role) and not words(role) & named for role in roles)
+
+
+def _renamed(original: str, mutated: str) -> list[tuple[int, str, str]]:
+    """(offset in `original`, old name, new name) of each name the edit replaced, when names
+    are all it replaced."""
+    before = list(_TOKEN.finditer(original))
+    after = [t.group() for t in _TOKEN.finditer(mutated)]
+    if len(before) != len(after):
+        return []
+    changed = [(t.start(), t.group(), new) for t, new in zip(before, after) if t.group() != new]
+    names = all(_IDENTIFIER.fullmatch(a) and _IDENTIFIER.fullmatch(b) and not keyword.iskeyword(a)
+                and not keyword.iskeyword(b) for _, a, b in changed)
+    return changed if names else []
+
+
+def _path_to(tree: ast.AST, source: str, offset: int) -> list[ast.AST]:
+    """The nodes of `tree` that hold the character at `offset`, outermost first."""
+    starts = line_starts(source)
+    line = bisect.bisect_right(starts, offset)
+    where = (line, len(source[starts[line - 1]:offset].encode()))  # ast counts columns in UTF-8 bytes
+    path = [tree]
+    while True:
+        inner = next((c for c in _children(path[-1]) if _holds(c, where)), None)
+        if inner is None:
+            return path
+        path.append(inner)
+
+
+def _children(node: ast.AST) -> Iterable[ast.AST]:
+    """The child nodes that have a place, looking through those that have none (`arguments`)."""
+    for child in ast.iter_child_nodes(node):
+        if hasattr(child, "lineno"):
+            yield child
+        else:
+            yield from _children(child)
+
+
+def _holds(node: ast.AST, where: tuple[int, int]) -> bool:
+    first = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    last = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    return first <= where < last
+
+
+def _named_value(path: Sequence[ast.AST]) -> tuple[str, ast.AST] | None:
+    """The name the value at the end of `path` is given, and the whole value so named: up
+    through what carries it (a subscript, an attribute, an operation, a call's argument or
+    receiver, a branch of `a if c else b`) to the target it is assigned to or the keyword it is
+    passed as; None where it only decides something (a condition, a comparison) or is not named."""
+    for child, parent in zip(reversed(path), reversed(path[:-1])):
+        if isinstance(parent, ast.keyword):
+            return (parent.arg, child) if parent.arg else None
+        if isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            name = _target_name(targets[0]) if len(targets) == 1 and child not in targets else None
+            return (name, child) if name else None
+        if isinstance(parent, ast.Call) and child is parent.func and not isinstance(child, ast.Attribute):
+            return None  # the function called, not a value passed
+        if isinstance(parent, ast.IfExp) and child is parent.test or not isinstance(parent, _CARRIERS):
+            return None
+    return None
+
+
+def _target_name(target: ast.AST) -> str | None:
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return None
+
+
+def _roles(path: Sequence[ast.AST], name: str) -> list[str]:
+    """`name` and the names its function assigns it to or passes it as (`time=name`)."""
+    function = next((n for n in reversed(path) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
+    roles = [name]
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.keyword) and node.arg and _is_name(node.value, name):
+            roles.append(node.arg)
+        elif isinstance(node, ast.Assign) and _is_name(node.value, name):
+            roles.extend(t for t in map(_target_name, node.targets) if t)
+    return roles
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name

@@ -21,14 +21,14 @@ from dataclasses import replace
 from bugsmith.harness.evaluate import combined_source
 from bugsmith.harness.exercises.findability import Findability
 from bugsmith.harness.exercises.measure.clues import clues_of, drop_clues
-from bugsmith.harness.exercises.measure.difficulty import LEVEL_NAMES, difficulty, interacting
+from bugsmith.harness.exercises.measure.difficulty import LEVEL_NAMES, difficulty, interacting, masked
 from bugsmith.harness.exercises.measure.probes import Probes
 from bugsmith.harness.exercises.records import Difficulty, ExerciseOptions, Symptom
 from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 
 FINDABILITY_KIND = "exercise-findability"
-FINDABILITY_VERSION = "findability/3"  # part of its cache key: a new measure re-measures
+FINDABILITY_VERSION = "findability/4"  # part of its cache key: a new measure re-measures
 DROPPED_AT = ("medium", "hard")  # the levels whose handouts lose the sentences that give a bug away
 
 
@@ -49,27 +49,38 @@ class Levels:
 
     def may_fit(self, mutants: Sequence[Mutant]) -> bool:
         """Whether a group of bugs, each validated alone, can have the asked difficulty: told
-        before the group's own run, which is the cost of trying it."""
-        return not (self.options.difficulty == "hard" and len(mutants) > 1 and not self.interact(mutants))
+        before the group's own run, which is the cost of trying it. Hard groups hide their bugs
+        behind each other (`masked`): in blind trials, two bugs whose symptoms showed side by
+        side were both fixed from the first run, in four steps."""
+        return not (self.options.difficulty == "hard" and len(mutants) > 1 and not self.hidden(mutants))
 
     def fits(self, mutants: Sequence[Mutant], silent: bool) -> bool:
         """Whether an exercise of these bugs has the asked difficulty (any, when none is asked)."""
         if not self.options.difficulty:
             return True
         if not self.may_fit(mutants):
-            return False  # hard K-bug exercises tangle their bugs: one symptom, two causes
+            return False  # hard K-bug exercises hide their bugs behind each other
         # One bug's level may be told before its repair search: skip that search if no result of it could fit.
         full = self.options.bug_count > 1 or len(mutants) > 1
         found = self.findings(mutants, silent=silent, full=full)
-        return difficulty(found, silent=silent, interact=self.interact(mutants)).level == self.options.difficulty
+        return self._difficulty(found, mutants, silent).level == self.options.difficulty
 
     def score(self, mutants: Sequence[Mutant], silent: bool) -> tuple[tuple[Findability, ...], Difficulty]:
         """The evidence of every bug (repair search included) and the exercise's difficulty."""
         found = self.findings(mutants, silent=silent)
-        return found, difficulty(found, silent=silent, interact=self.interact(mutants))
+        return found, self._difficulty(found, mutants, silent)
+
+    def _difficulty(self, found: Sequence[Findability], mutants: Sequence[Mutant], silent: bool) -> Difficulty:
+        return difficulty(found, silent=silent, interact=self.interact(mutants), hidden=self.hidden(mutants))
 
     def interact(self, mutants: Sequence[Mutant]) -> bool:
-        return interacting([[s.test for s in self.alone.get(m.id, ((), True))[0]] for m in mutants])
+        return interacting(self._failing_alone(mutants))
+
+    def hidden(self, mutants: Sequence[Mutant]) -> bool:
+        return masked(self._failing_alone(mutants))
+
+    def _failing_alone(self, mutants: Sequence[Mutant]) -> list[list[str]]:
+        return [[s.test for s in self.alone.get(m.id, ((), True))[0]] for m in mutants]
 
     def findings(self, mutants: Sequence[Mutant], *, silent: bool, full: bool = True) -> tuple[Findability, ...]:
         """Each bug's evidence as its handout shows it: a medium or hard exercise's handout loses
@@ -78,9 +89,11 @@ class Levels:
         asked = self.options.difficulty
         if asked and asked not in DROPPED_AT:
             return found
-        if not asked and difficulty(found, silent=silent, interact=self.interact(mutants)).level not in DROPPED_AT:
+        if not asked and self._difficulty(found, mutants, silent).level not in DROPPED_AT:
             return found
-        return tuple(replace(f, intent=False, clue_dropped=True) if f.intent else f for f in found)
+        # A name that contradicts its bug is the code itself: no handout drops it (measure.intent).
+        return tuple(replace(f, intent=False, clue_dropped=True) if f.intent and not f.intent_in_code else f
+                     for f in found)
 
     def handout(self, reference: str, group: Sequence[Mutant], mutants: Sequence[Mutant],
                 found: Sequence[Findability]) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bugsmith.harness.evaluate import Evaluator, combined_source
 from bugsmith.harness.exercises.findability import Findability, function_spans, is_helper, lines_to_read, names_bug
-from bugsmith.harness.exercises.measure.intent import stated_intent
+from bugsmith.harness.exercises.measure.intent import named_against, stated_intent
 from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
@@ -60,6 +60,7 @@ class Probes:
             named=names_bug(bug, self.ev.sources[bug.file], failing, messages),
             lines_to_read=lines_to_read(lines, failing, self._buggy_sources([bug])),
             helper=is_helper(bug, self.test_sources),
+            intent_in_code=named_against(self.ev.sources[bug.file], bug) is not None,
         )
         if not search(survey):
             return survey
