@@ -8,8 +8,8 @@
 Each line of the data is one trial (trial.schema.json beside it): an exercise as a pack built it
 and what a solver who saw only its candidate folder did. The fit is least squares of
 `minutes = a + b * score` over the trials marked `in_fit`, where a trial's minutes are the
-solver's estimate for a mid-level engineer less 10 per further bug (the time limit adds those
-back: `measure.difficulty.time_limit_minutes`). It is written to
+solver's estimate for a mid-level engineer (the score counts further bugs, their interaction and
+masking already, so the fitted line adds nothing per bug: `measure.difficulty.minutes_for`). It is written to
 harness/exercises/measure/minutes_fit.json only from 6 trials up and with a positive slope.
 Exit status: 0; 1 the fit was refused; 2 the data or a folder cannot be read.
 """
@@ -33,7 +33,6 @@ from jsonschema.exceptions import best_match
 from bugsmith.harness.exercises.measure.difficulty import (
     FIT_FILE,
     LEVEL_NAMES,
-    MINUTES_PER_FURTHER_BUG,
     MinutesFit,
     minutes_for,
 )
@@ -77,10 +76,6 @@ class Trial:
     in_fit: bool
     notes: str
 
-    @property
-    def one_bug_minutes(self) -> float:
-        """The estimate less the time a limit adds for each further bug: what a + b * score predicts."""
-        return self.mid_level_minutes - MINUTES_PER_FURTHER_BUG * (self.bugs - 1)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -230,11 +225,11 @@ def digest(trials: Sequence[Trial]) -> str:
 
 
 def fit(trials: Sequence[Trial]) -> Fit | None:
-    """The least-squares line of one-bug minutes on score over the in-fit trials; None below 2 of them
+    """The least-squares line of minutes on score over the in-fit trials; None below 2 of them
     or when they all share one score."""
     used = [t for t in trials if t.in_fit]
     scores = np.array([t.score for t in used], dtype=float)
-    minutes = np.array([t.one_bug_minutes for t in used], dtype=float)
+    minutes = np.array([t.mid_level_minutes for t in used], dtype=float)
     if len(used) < 2 or np.ptp(scores) == 0:
         return None
     b, a = np.polyfit(scores, minutes, 1)
@@ -261,7 +256,7 @@ def fit_record(found: Fit) -> dict[str, Any]:
     def rounded(value: float | None) -> float | None:
         return None if value is None else round(value, 3)
 
-    return {"a": found.a, "b": found.b, "n": found.n,
+    return {"a": found.a, "b": found.b, "n": found.n, "per_further_bug": 0.0,
             "source": f"fitted on {found.n} blind solve trials (benchmarks/solve-trials/trials.jsonl, in_fit)",
             "residual_sd": rounded(found.residual_sd), "rho_steps": rounded(found.rho_steps),
             "rho_minutes": rounded(found.rho_minutes), "data_digest": found.data_digest}

@@ -96,18 +96,21 @@ def test_the_fit_recovers_a_known_line_and_writes_what_the_code_reads(tmp_path: 
     assert "n 10, a 7, b 4 minutes per point" in out
     shipped = parse_minutes_fit(fit_file.read_text())
     assert minutes_for(shipped, 5, 1) == 25  # 7 + 20 = 27, to the nearest 5
-    assert minutes_for(shipped, 5, 2) == 35
+    assert minutes_for(shipped, 5, 2) == 25  # the score counts the further bug
 
 
-def test_a_trial_of_two_bugs_is_fitted_without_the_time_a_limit_adds_per_bug(tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """The limit adds 10 minutes per further bug, so the fit takes them off first: the line stays 7 + 4 x score."""
+def test_a_trial_of_two_bugs_is_fitted_on_its_estimate_as_it_is(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The score counts further bugs already, so a fitted line adds nothing per bug: a two-bug
+    trial's estimate enters the fit as it is, and the written fit says so."""
     records = line_points(7, 4, [1, 3, 5, 8, 10, 10], [0] * 6)
-    records[3] = {**records[3], "bugs": 2, "mid_level_minutes": 7 + 4 * 8 + 10}
+    records[3] = {**records[3], "bugs": 2}
     data = write(tmp_path / "trials.jsonl", records)
     fit_file = tmp_path / "minutes_fit.json"
     assert run(capsys, "--data", data, "--write-fit", "--fit-file", fit_file)[0] == 0
-    assert (json.loads(fit_file.read_text())["a"], json.loads(fit_file.read_text())["b"]) == (7, 4)
+    written = json.loads(fit_file.read_text())
+    assert (written["a"], written["b"], written["per_further_bug"]) == (7, 4, 0.0)
+    assert minutes_for(parse_minutes_fit(fit_file.read_text()), 8, 2) == 40  # 7 + 32 = 39
 
 
 def test_too_few_trials_refuse_to_write_and_keep_the_previous_fit(tmp_path: Path,
@@ -227,8 +230,9 @@ def test_the_committed_data_is_valid_and_the_shipped_fit_comes_from_it() -> None
 
 
 def test_time_limits_follow_the_loaded_fit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The limit is a + b x score, 10 more per further bug, to the nearest 5, never under 10."""
-    monkeypatch.setattr(difficulty, "minutes_fit", lambda: MinutesFit(a=20, b=2, n=8, source="test"))
+    """The limit is a + b x score, plus the fit's minutes per further bug, to the nearest 5, never under 10."""
+    monkeypatch.setattr(difficulty, "minutes_fit",
+                        lambda: MinutesFit(a=20, b=2, n=8, source="test", per_further_bug=10))
     assert time_limit_minutes(5, 1) == 30
     assert time_limit_minutes(5, 3) == 50
     assert time_limit_minutes(9, 1) == 40  # 38, to the nearest 5
@@ -242,7 +246,7 @@ def test_without_a_fit_file_the_formula_holds_and_a_broken_one_is_an_error() -> 
     assert [minutes_for(FORMULA, s, 1) for s in (1, 3, 9)] == [20, 30, 60]
     with pytest.raises(ExerciseError, match="minutes_fit.json is malformed"):
         parse_minutes_fit('{"a": 15, "n": 0}')
-    with pytest.raises(ExerciseError, match="a and b must be numbers"):
+    with pytest.raises(ExerciseError, match="a, b and per_further_bug must be numbers"):
         parse_minutes_fit('{"a": "15", "b": 5, "n": 0}')
     with pytest.raises(ExerciseError, match="malformed"):
         parse_minutes_fit("{")

@@ -91,21 +91,25 @@ def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool 
 
 
 FIT_PACKAGE, FIT_FILE = "bugsmith.harness.exercises.measure", "minutes_fit.json"
-MINUTES_PER_FURTHER_BUG, FEWEST_MINUTES = 10, 10
+FEWEST_MINUTES = 10
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MinutesFit:
-    """A mid-level engineer's minutes for an exercise of one bug: a + b * difficulty score."""
+    """A mid-level engineer's minutes for an exercise: a + b * difficulty score, plus
+    `per_further_bug` for each bug past the first. A fitted line has none: the score counts
+    further bugs already (harness.exercises.measure.difficulty), and the trials' estimates of
+    two-bug exercises are what it was fitted on."""
 
     a: float
     b: float
     n: int  # blind solve trials behind a and b; 0 while they are the formula's guess
     source: str
+    per_further_bug: float = 0.0
 
 
 # The guess the time limits used before any trial was fitted (benchmarks/solve_trials.py writes the fit).
-FORMULA = MinutesFit(a=15.0, b=5.0, n=0, source="formula (no fit file)")
+FORMULA = MinutesFit(a=15.0, b=5.0, n=0, source="formula (no fit file)", per_further_bug=10.0)
 
 
 def parse_minutes_fit(text: str | None) -> MinutesFit:
@@ -114,12 +118,13 @@ def parse_minutes_fit(text: str | None) -> MinutesFit:
         return FORMULA
     try:
         data = json.loads(text)
-        a, b, n = data["a"], data["b"], data["n"]
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (a, b)):
-            raise ValueError("a and b must be numbers")
+        a, b, n, extra = data["a"], data["b"], data["n"], data.get("per_further_bug", 0.0)
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (a, b, extra)):
+            raise ValueError("a, b and per_further_bug must be numbers")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ValueError("n must be a count")
-        return MinutesFit(a=float(a), b=float(b), n=n, source=str(data.get("source", "")))
+        return MinutesFit(a=float(a), b=float(b), n=n, source=str(data.get("source", "")),
+                          per_further_bug=float(extra))
     except (ValueError, TypeError, KeyError) as error:  # JSONDecodeError is a ValueError
         raise ExerciseError(f"{FIT_FILE} is malformed ({error}); rewrite it with benchmarks/solve_trials.py") from None
 
@@ -135,8 +140,8 @@ def minutes_fit() -> MinutesFit:
 
 
 def minutes_for(fit: MinutesFit, score: int, bugs: int) -> int:
-    """The time limit `fit` gives: its minutes for the score, 10 more per further bug, rounded to 5, at least 10."""
-    minutes = fit.a + fit.b * score + MINUTES_PER_FURTHER_BUG * (bugs - 1)
+    """The time limit `fit` gives for the score and the bugs, rounded to 5, at least 10."""
+    minutes = fit.a + fit.b * score + fit.per_further_bug * (bugs - 1)
     return max(FEWEST_MINUTES, int(5 * round(minutes / 5)))
 
 
