@@ -45,6 +45,7 @@ FEWEST_TO_FIT = 6
 FIRST_RIGHT_BAR = 0.5  # "usually not solved at the first hypothesis": a share under a half
 HARD_OVER_EASY = 3
 PROBLEMS_WANTED = 4
+UPPER_DECILE = 1.2816  # the 90th percentile of a standard normal
 
 
 class TrialDataError(Exception):
@@ -251,12 +252,18 @@ def refusal(found: Fit | None, in_fit: int) -> str | None:
     return None
 
 
+def margin(found: Fit) -> float:
+    """Minutes a limit adds to the fitted line, so that about 9 in 10 exercises are done within
+    it: the 90th percentile of a normal spread of the residuals (0 below 3 trials)."""
+    return round(UPPER_DECILE * (found.residual_sd or 0.0), 3)
+
+
 def fit_record(found: Fit) -> dict[str, Any]:
     """What minutes_fit.json holds: the shape the code reads (a, b, n, source) and the figures behind it."""
     def rounded(value: float | None) -> float | None:
         return None if value is None else round(value, 3)
 
-    return {"a": found.a, "b": found.b, "n": found.n, "per_further_bug": 0.0,
+    return {"a": found.a, "b": found.b, "n": found.n, "per_further_bug": 0.0, "margin": margin(found),
             "source": f"fitted on {found.n} blind solve trials (benchmarks/solve-trials/trials.jsonl, in_fit)",
             "residual_sd": rounded(found.residual_sd), "rho_steps": rounded(found.rho_steps),
             "rho_minutes": rounded(found.rho_minutes), "data_digest": found.data_digest}
@@ -286,8 +293,9 @@ def _print_fit(found: Fit | None, in_fit: int) -> None:
     print(f"  n {found.n}, a {found.a:g}, b {found.b:g} minutes per point; residual sd {shown(found.residual_sd)}"
           f" minutes (largest miss {max(map(abs, found.residuals)):.1f})")
     print(f"  Spearman's rho: score and steps {shown(found.rho_steps)}, score and minutes {shown(found.rho_minutes)}")
-    fitted = MinutesFit(a=found.a, b=found.b, n=found.n, source="")
-    print("  time limits of one bug, score 1-10: " + ", ".join(str(minutes_for(fitted, s, 1)) for s in range(1, 11)))
+    fitted = MinutesFit(a=found.a, b=found.b, n=found.n, source="", margin=margin(found))
+    print(f"  a limit adds {fitted.margin:g} minutes to the line (9 in 10 estimates within it)")
+    print("  time limits, score 1-10: " + ", ".join(str(minutes_for(fitted, s, 1)) for s in range(1, 11)))
 
 
 def report(trials: Sequence[Trial], *, every: bool) -> None:

@@ -94,9 +94,10 @@ def test_the_fit_recovers_a_known_line_and_writes_what_the_code_reads(tmp_path: 
     assert written["residual_sd"] == pytest.approx((40 / 8) ** 0.5, abs=1e-3)
     assert written["data_digest"].startswith("sha256:")
     assert "n 10, a 7, b 4 minutes per point" in out
+    assert written["margin"] == pytest.approx(1.2816 * (40 / 8) ** 0.5, abs=1e-3)  # 9 in 10 within the limit
     shipped = parse_minutes_fit(fit_file.read_text())
-    assert minutes_for(shipped, 5, 1) == 25  # 7 + 20 = 27, to the nearest 5
-    assert minutes_for(shipped, 5, 2) == 25  # the score counts the further bug
+    assert minutes_for(shipped, 5, 1) == 30  # 7 + 20 + 2.87 = 29.9, to the nearest 5
+    assert minutes_for(shipped, 5, 2) == 30  # the score counts the further bug
 
 
 def test_a_trial_of_two_bugs_is_fitted_on_its_estimate_as_it_is(tmp_path: Path,
@@ -246,7 +247,7 @@ def test_without_a_fit_file_the_formula_holds_and_a_broken_one_is_an_error() -> 
     assert [minutes_for(FORMULA, s, 1) for s in (1, 3, 9)] == [20, 30, 60]
     with pytest.raises(ExerciseError, match="minutes_fit.json is malformed"):
         parse_minutes_fit('{"a": 15, "n": 0}')
-    with pytest.raises(ExerciseError, match="a, b and per_further_bug must be numbers"):
+    with pytest.raises(ExerciseError, match="a, b, per_further_bug and margin must be numbers"):
         parse_minutes_fit('{"a": "15", "b": 5, "n": 0}')
     with pytest.raises(ExerciseError, match="malformed"):
         parse_minutes_fit("{")

@@ -23,10 +23,11 @@ The verdict, the first rule that applies:
    the label's own estimate of the effort).
 4. Fewer than 3 timed attempts: "too few attempts": the pass rate alone cannot confirm the label.
 5. A median under a third of the limit, and at least 80% passed without hints: "easier than
-   labelled". Limits are generous by design (15 minutes to read the handout, then 5 per
-   difficulty point: `measure.difficulty.time_limit_minutes`), so finishing in half the time is
-   ordinary, while a third of any limit up to 60 minutes is under the 20 the easiest exercise
-   is given. The pass rate guards against candidates who gave up early looking fast.
+   labelled". A limit is the minutes blind solvers' estimates put on the exercise's score plus
+   a margin 9 in 10 of those estimates fall within (`measure.difficulty.time_limit_minutes`,
+   fitted by benchmarks/solve_trials.py), so finishing in half the time is ordinary, and a third
+   of it is quicker than nearly every trial. The pass rate guards against candidates who gave
+   up early looking fast.
 6. Otherwise: "label fits".
 """
 

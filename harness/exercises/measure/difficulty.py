@@ -97,15 +97,17 @@ FEWEST_MINUTES = 10
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MinutesFit:
     """A mid-level engineer's minutes for an exercise: a + b * difficulty score, plus
-    `per_further_bug` for each bug past the first. A fitted line has none: the score counts
-    further bugs already (harness.exercises.measure.difficulty), and the trials' estimates of
-    two-bug exercises are what it was fitted on."""
+    `per_further_bug` for each bug past the first, plus `margin` (a limit most finish within,
+    not the typical time). A fitted line has nothing per bug: the score counts further bugs
+    already (harness.exercises.measure.difficulty), and the trials' estimates of two-bug
+    exercises are what it was fitted on."""
 
     a: float
     b: float
     n: int  # blind solve trials behind a and b; 0 while they are the formula's guess
     source: str
     per_further_bug: float = 0.0
+    margin: float = 0.0
 
 
 # The guess the time limits used before any trial was fitted (benchmarks/solve_trials.py writes the fit).
@@ -118,13 +120,15 @@ def parse_minutes_fit(text: str | None) -> MinutesFit:
         return FORMULA
     try:
         data = json.loads(text)
-        a, b, n, extra = data["a"], data["b"], data["n"], data.get("per_further_bug", 0.0)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in (a, b, extra)):
-            raise ValueError("a, b and per_further_bug must be numbers")
+        a, b, n = data["a"], data["b"], data["n"]
+        extra, margin = data.get("per_further_bug", 0.0), data.get("margin", 0.0)
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                   for v in (a, b, extra, margin)):
+            raise ValueError("a, b, per_further_bug and margin must be numbers")
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ValueError("n must be a count")
         return MinutesFit(a=float(a), b=float(b), n=n, source=str(data.get("source", "")),
-                          per_further_bug=float(extra))
+                          per_further_bug=float(extra), margin=float(margin))
     except (ValueError, TypeError, KeyError) as error:  # JSONDecodeError is a ValueError
         raise ExerciseError(f"{FIT_FILE} is malformed ({error}); rewrite it with benchmarks/solve_trials.py") from None
 
@@ -141,7 +145,7 @@ def minutes_fit() -> MinutesFit:
 
 def minutes_for(fit: MinutesFit, score: int, bugs: int) -> int:
     """The time limit `fit` gives for the score and the bugs, rounded to 5, at least 10."""
-    minutes = fit.a + fit.b * score + fit.per_further_bug * (bugs - 1)
+    minutes = fit.a + fit.b * score + fit.per_further_bug * (bugs - 1) + fit.margin
     return max(FEWEST_MINUTES, int(5 * round(minutes / 5)))
 
 
