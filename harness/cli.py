@@ -83,11 +83,22 @@ _BUILTIN = click.option("--builtin", is_flag=True,
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON on standard output.")
 @click.option("--preload/--no-preload", default=None,
               help="Leave a process with the suite's imports for the next run (default: on; BUGSMITH_PRELOAD=0: off).")
+@click.option("--sample", metavar="N|P%",
+              help="Run a stratified random sample of the mutants (a count, or a percentage) and report the"
+                   " score with its 95% interval.")
+@click.option("--sample-seed", type=int, default=0, show_default=True,
+              help="The sample's seed: a larger --sample with the same seed holds the smaller one.")
 @_BUILTIN
 def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
-        executor, scheduler, report_dir, no_report, as_json, preload, builtin) -> None:
-    """Run the test suite against every mutant and score it."""
+        executor, scheduler, report_dir, no_report, as_json, preload, sample, sample_seed, builtin) -> None:
+    """Run the test suite against every mutant (or a sample of them) and score it."""
     from bugsmith import harness
+    from bugsmith.harness.sampling import parse_sample
+
+    try:
+        spec = None if sample is None else parse_sample(sample, sample_seed)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
     options = config.resolve(
         Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), families=tuple(families),
@@ -96,6 +107,7 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     )
     if preload is not None or os.environ.get("BUGSMITH_PRELOAD") == "0":  # the flag, then the variable
         options = replace(options, preload=bool(preload))
+    options = replace(options, sample=spec)
     factory = executor_factory(executor, scheduler)
     result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
     for warning in result.warnings:

@@ -8,10 +8,13 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bugsmith.errors import ConfigError
 from bugsmith.harness.shared.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from bugsmith.harness.sampling import SampleSpec
 
 STORE_DIR = ".bugsmith"
 ISOLATIONS = ("fork", "subprocess")
@@ -53,6 +56,9 @@ class RunOptions:
     # Fork the zygote from a preloader left by the last run, and leave one for the next
     # (harness.shared.preload): a process that outlives the run. `bugsmith run` asks for it by default.
     preload: bool = False
+    # Run a stratified random sample of the mutants and report the score with its interval
+    # (harness.sampling); None: every mutant.
+    sample: SampleSpec | None = None
 
     @property
     def store_path(self) -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
+from bugsmith.harness.sampling import Estimate, run_estimate
 
 BAR_WIDTH = 28
 
@@ -104,9 +105,18 @@ def summary(result: RunResult, survivors_shown: int = 30) -> str:
         f"{total - counts[Status.EQUIVALENT] - counts[Status.ERROR]} counted mutants detected "
         f"({total} mutants, {result.duration:.1f} s)"
     )
+    sampled = run_estimate(result.options, result.outcomes)
+    if sampled is not None:
+        lines.append(sample_line(sampled))
     if total and counts[Status.NO_COVERAGE] == total:
         lines.append(NOTHING_COVERED)
     return "\n".join(lines)
+
+
+def sample_line(sampled: Estimate) -> str:
+    return (f"a sample of {sampled.sampled} of {sampled.population} mutants (seed {sampled.seed}): the full score"
+            f" is {sampled.score:.1f}% +- {sampled.half_width:.1f} (95% interval {sampled.low:.1f}%"
+            f" to {sampled.high:.1f}%)")
 
 
 # The usual cause, as mutmut's and cosmic-ray's users also find: the tests import the package
@@ -164,4 +174,5 @@ def summary_record(result: RunResult, reports: Iterable[Path], fail_under: float
         ],
         "reports": [str(path) for path in reports],
         "warnings": list(result.warnings),
+        "sample": None if (sampled := run_estimate(result.options, result.outcomes)) is None else sampled.to_dict(),
     }

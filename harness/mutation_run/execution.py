@@ -199,8 +199,12 @@ def _start_run(store: Store, facts: Facts, work: Work, started_at: str, notes: l
     the_plan, options = facts.plan, facts.options
     store.put_mutants(the_plan.mutants)
     notes = notes + [f"skipped {s.file}: {s.reason}" for s in the_plan.enumeration.skipped]
+    described = options.describe()
+    if options.sample is not None:  # what the score's interval needs (harness.sampling.run_estimate)
+        described["sample"] = {"seed": options.sample.seed, "population": the_plan.population,
+                               "size": len(the_plan.mutants)}
     run_id = store.start_run(
-        started=started_at, root=str(options.root), options=options.describe(), keys=work.keys,
+        started=started_at, root=str(options.root), options=described, keys=work.keys,
         tests=list(the_plan.baseline.tests), sources=the_plan.sources,
         dropped={"equivalent": the_plan.enumeration.dropped_equivalent,
                  "duplicates": the_plan.enumeration.dropped_duplicates,

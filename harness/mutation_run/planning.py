@@ -28,6 +28,7 @@ from bugsmith.harness.job_plan import file_hash, span_lines
 from bugsmith.harness.mutant_cache import cached_enumeration
 from bugsmith.harness.mutation_run.executor_lifecycle import Executors, control
 from bugsmith.harness.mutation_run.warm_baseline import Code, begin, describe_code, finish, prepare, stored_baseline
+from bugsmith.harness.sampling import stratified_sample
 from bugsmith.harness.shared.protocol import WorkerSetup
 from bugsmith.harness.since import changed_lines
 from bugsmith.harness.speculation import Speculation
@@ -54,6 +55,7 @@ class Plan:
     code: Code  # units and what runs at import, for the verdict keys
     # What mutants ran while the baseline drained (a cold run), still to be trusted and stored.
     speculation: Speculation | None = None
+    population: int = 0  # the mutants `mutants` were sampled from (harness.sampling); 0: not sampled
 
 
 def worker_setup(options: RunOptions, files: Sequence[Path]) -> WorkerSetup:
@@ -88,6 +90,9 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
 
         enumeration = enumerate_mutants(files, root=options.root, mutators=mutators)
     mutants = _restrict(options, enumeration.mutants)
+    population = len(mutants)
+    if options.sample is not None:
+        mutants = stratified_sample(mutants, options.sample.size(population), options.sample.seed)
     speculation = None
     if start is not None:
         if start.reuse is None and options.pipeline:  # cold: the whole suite runs under coverage
@@ -95,7 +100,8 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
         baseline = finish(start, code, store, executors, fingerprint, speculation, early)
     assert baseline is not None
     return Plan(options=options, enumeration=enumeration, mutants=mutants, sources=sources, setup=setup,
-                baseline=baseline, test_hashes=test_hashes, code=code, speculation=speculation)
+                baseline=baseline, test_hashes=test_hashes, code=code, speculation=speculation,
+                population=population if options.sample is not None else 0)
 
 
 def _restrict(options: RunOptions, mutants: tuple[Mutant, ...]) -> tuple[Mutant, ...]:
