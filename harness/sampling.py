@@ -98,6 +98,11 @@ class Estimate:
     def half_width(self) -> float:
         return (self.high - self.low) / 2
 
+    def sentence(self) -> str:
+        """What the summary and the reports say of it."""
+        return (f"a sample of {self.sampled} of {self.population} mutants (seed {self.seed}): the full score is"
+                f" {self.score:.1f}% +- {self.half_width:.1f} (95% interval {self.low:.1f}% to {self.high:.1f}%)")
+
     def to_dict(self) -> dict[str, Any]:
         return {"score": round(self.score, 2), "low": round(self.low, 2), "high": round(self.high, 2),
                 "confidence": 0.95, "counted": self.counted, "sampled": self.sampled,

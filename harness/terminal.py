@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
-from bugsmith.harness.sampling import Estimate, run_estimate
+from bugsmith.harness.sampling import run_estimate
 
 BAR_WIDTH = 28
 
@@ -107,16 +107,10 @@ def summary(result: RunResult, survivors_shown: int = 30) -> str:
     )
     sampled = run_estimate(result.options, result.outcomes)
     if sampled is not None:
-        lines.append(sample_line(sampled))
+        lines.append(sampled.sentence())
     if total and counts[Status.NO_COVERAGE] == total:
         lines.append(NOTHING_COVERED)
     return "\n".join(lines)
-
-
-def sample_line(sampled: Estimate) -> str:
-    return (f"a sample of {sampled.sampled} of {sampled.population} mutants (seed {sampled.seed}): the full score"
-            f" is {sampled.score:.1f}% +- {sampled.half_width:.1f} (95% interval {sampled.low:.1f}%"
-            f" to {sampled.high:.1f}%)")
 
 
 # The usual cause, as mutmut's and cosmic-ray's users also find: the tests import the package

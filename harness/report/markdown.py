@@ -40,6 +40,7 @@ def markdown_summary(
         f"{plural(t.total, 'mutant')} over {plural(len(view.files), 'file')}, "
         f"{plural(len(result.tests), 'test')}, "
         f"{seconds(result.duration)}.",
+        *([] if view.sample is None else ["", view.sample.sentence().capitalize() + "."]),
         "",
         "| " + " | ".join(statuses) + " |",
         "|" + "---:|" * len(statuses),

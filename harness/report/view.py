@@ -13,6 +13,7 @@ from typing import Any
 
 from bugsmith.harness.outcome import Outcome, RunResult, Status, mutation_score
 from bugsmith.harness.report.highlight import source_lines
+from bugsmith.harness.sampling import Estimate, run_estimate
 from bugsmith.mutators.mutant import Family, Mutant, Span
 
 PENDING = "pending"  # the status a view gives a mutant with no outcome: every other is a Status
@@ -103,6 +104,7 @@ class RunView:
     tally: Tally
     survivors: tuple[MutantView, ...]  # undetected, realistic families first
     thresholds: tuple[int, int]  # high, low
+    sample: Estimate | None = None  # the run took a sample: the full score it estimates
 
     def rating(self, score: float | None) -> str:
         """"good", "fair" or "poor" against the thresholds; "none" when nothing was scored."""
@@ -140,6 +142,7 @@ def build_view(result: RunResult, triage: TriageFindings | None = None) -> RunVi
             )
         ),
         thresholds=_thresholds(result.options),
+        sample=run_estimate(result.options, result.outcomes),
     )
 
 

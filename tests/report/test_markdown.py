@@ -48,3 +48,20 @@ def test_a_clean_run_says_so() -> None:
     """With no survivors the summary says every counted mutant was detected."""
     md = markdown_summary(make_run({"m.py": SNIPPET}, (Status.KILLED,)))
     assert "Every mutant that counts was detected." in md and "### Survivors" not in md
+
+
+def test_a_sampled_run_states_the_full_score_it_estimates_in_every_summary() -> None:
+    """A run that took a sample (its options say of how many mutants) gives its interval in the
+    Markdown and HTML summaries, as the terminal does; a full run says nothing of the kind."""
+    from bugsmith.harness.report import render_html
+    from bugsmith.harness.terminal import summary
+
+    full = make_run({"a.py": SNIPPET}, (Status.KILLED, Status.KILLED, Status.SURVIVED))
+    population = 10 * len(full.outcomes)
+    run = dataclasses.replace(full, options={**full.options,
+                                             "sample": {"seed": 3, "population": population, "size": 9}})
+    sentence = f"a sample of {len(run.outcomes)} of {population} mutants (seed 3): the full score is"
+    assert sentence.capitalize() in markdown_summary(run)
+    assert sentence in summary(run)
+    assert f"a sample of {len(run.outcomes)} of {population} mutants (seed 3)" in render_html(run)
+    assert "a sample of" not in markdown_summary(full) + summary(full) + render_html(full)
