@@ -88,15 +88,23 @@ _BUILTIN = click.option("--builtin", is_flag=True,
                    " score with its 95% interval.")
 @click.option("--sample-seed", type=int, default=0, show_default=True,
               help="The sample's seed: a larger --sample with the same seed holds the smaller one.")
+@click.option("--budget", metavar="DURATION",
+              help="Grow a sample of the mutants while this time lasts (90s, 2m, 1h) and report the score"
+                   " with its 95% interval.")
 @_BUILTIN
 def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, since, isolation,
-        executor, scheduler, report_dir, no_report, as_json, preload, sample, sample_seed, builtin) -> None:
+        executor, scheduler, report_dir, no_report, as_json, preload, sample, sample_seed, budget,
+        builtin) -> None:
     """Run the test suite against every mutant (or a sample of them) and score it."""
     from bugsmith import harness
+    from bugsmith.harness.budget import parse_budget, run_within
     from bugsmith.harness.sampling import parse_sample
 
+    if sample is not None and budget is not None:
+        raise ConfigError("--sample and --budget both size the sample: choose one")
     try:
         spec = None if sample is None else parse_sample(sample, sample_seed)
+        seconds = None if budget is None else parse_budget(budget)
     except ValueError as error:
         raise ConfigError(str(error)) from None
 

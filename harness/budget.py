@@ -1,0 +1,61 @@
+"""A score within a time budget (`bugsmith run --budget 60s`): a sample that grows while time lasts.
+
+The run starts with a small stratified sample (harness.sampling) and grows it, with the same
+seed, in rounds: each round is a run of the larger sample, which holds the smaller one, so it
+only runs the mutants the store has no verdict for. After each round the time one new mutant
+cost says how many more fit in what is left; the last round that finished is the result, a valid
+sample with its interval however early the budget ran out. A budget big enough for every mutant
+ends in a full run.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.outcome import RunResult
+from bugsmith.harness.sampling import SampleSpec
+
+FEWEST = 20  # the first round: enough to price a mutant, and to learn how many there are
+SAFETY = 0.8  # of the time left a round plans to use: a round's cost is only estimated
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
+
+
+def parse_budget(text: str) -> float:
+    """Seconds in `90`, `90s`, `2m` or `1.5h`; ValueError with a one-line reason otherwise."""
+    found = _DURATION.match(text)
+    if not found or float(found.group(1)) <= 0:
+        raise ValueError(f"--budget takes a positive duration (90s, 2m, 1h), not {text!r}")
+    return float(found.group(1)) * {"s": 1, "m": 60, "h": 3600}[found.group(2) or "s"]
+
+
+def next_size(done: int, total: int, spent_on_new: float, new: int, left: float) -> int:
+    """The next round's sample: what the time left buys at the price the last new mutants cost."""
+    if new <= 0 or spent_on_new <= 0:
+        return min(total, 2 * done)
+    affordable = int(SAFETY * left * new / spent_on_new)
+    return min(total, done + affordable)
+
+
+def run_within(options: RunOptions, seconds: float, run: Callable[[RunOptions], RunResult], seed: int = 0,
+               clock: Callable[[], float] = time.monotonic) -> RunResult:
+    """The largest sample `run` decides within `seconds` (one round at least, whatever the budget:
+    a run must give a score). The first round is FEWEST mutants, which also tells how many the
+    options select."""
+    deadline = clock() + seconds
+    size, done = FEWEST, 0
+    while True:
+        started = clock()
+        result = run(replace(options, sample=SampleSpec(count=size, seed=seed)))
+        population = int(result.options.get("sample", {}).get("population", 0)) or len(result.outcomes)
+        spent, new, done = clock() - started, min(size, population) - done, min(size, population)
+        left = deadline - clock()
+        if done >= population or left <= 0:
+            return result
+        grown = next_size(done, population, spent, new, left)
+        if grown <= done:
+            return result
+        size = grown

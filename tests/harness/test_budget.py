@@ -1,0 +1,78 @@
+"""A score within a time budget: the sample grows in rounds while time lasts, each round priced
+by the one before; the last finished round is the result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bugsmith.harness.budget import FEWEST, next_size, parse_budget, run_within
+from bugsmith.harness.config import RunOptions
+from bugsmith.harness.outcome import Outcome, RunResult, Status
+
+
+class FakeRuns:
+    """Runs that cost `per_mutant` seconds for each mutant the store has no verdict for, plus
+    `start_up` seconds, on a clock they advance."""
+
+    def __init__(self, population: int, per_mutant: float, start_up: float = 1.0) -> None:
+        self.population, self.per_mutant, self.start_up = population, per_mutant, start_up
+        self.now, self.decided, self.sizes = 0.0, 0, []
+
+    def clock(self) -> float:
+        return self.now
+
+    def run(self, options: RunOptions) -> RunResult:
+        assert options.sample is not None
+        size = min(options.sample.count, self.population)
+        self.sizes.append(size)
+        self.now += self.start_up + self.per_mutant * max(0, size - self.decided)
+        self.decided = max(self.decided, size)
+        return RunResult(root="/p", started="", duration=0.0,
+                         options={"sample": {"seed": options.sample.seed, "population": self.population,
+                                             "size": size}},
+                         mutants=(), outcomes=tuple(Outcome(mutant_id=str(i), status=Status.KILLED)
+                                                    for i in range(size)), tests=())
+
+
+def options() -> RunOptions:
+    return RunOptions(root=Path("/p"), paths=("pkg",), tests=("tests",))
+
+
+def test_the_sample_grows_while_time_lasts_and_stops_before_the_budget() -> None:
+    runs = FakeRuns(population=10_000, per_mutant=0.05)
+    result = run_within(options(), 60, runs.run, seed=4, clock=runs.clock)
+    assert runs.sizes[0] == FEWEST and runs.sizes == sorted(runs.sizes) and len(runs.sizes) >= 3
+    assert runs.now <= 60 + runs.start_up  # a round is planned to fit; only start-up can overrun
+    assert len(result.outcomes) == runs.sizes[-1] > 500
+    assert result.options["sample"]["seed"] == 4
+
+
+def test_a_budget_that_buys_every_mutant_ends_in_a_full_run() -> None:
+    runs = FakeRuns(population=300, per_mutant=0.01)
+    result = run_within(options(), 600, runs.run, clock=runs.clock)
+    assert runs.sizes[-1] == 300 and len(result.outcomes) == 300
+
+
+def test_a_budget_spent_by_the_first_round_still_gives_its_score() -> None:
+    runs = FakeRuns(population=10_000, per_mutant=1.0)
+    result = run_within(options(), 5, runs.run, clock=runs.clock)
+    assert runs.sizes == [FEWEST] and len(result.outcomes) == FEWEST
+
+
+def test_a_round_is_priced_by_the_new_mutants_of_the_last() -> None:
+    assert next_size(done=100, total=10_000, spent_on_new=10.0, new=100, left=50.0) == 100 + 400  # 0.8 x 50 / 0.1
+    assert next_size(done=100, total=300, spent_on_new=1.0, new=100, left=50.0) == 300
+    assert next_size(done=100, total=10_000, spent_on_new=0.0, new=0, left=50.0) == 200
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90", 90.0), ("90s", 90.0), ("2m", 120.0), ("1.5h", 5400.0)])
+def test_a_budget_is_a_duration(text: str, seconds: float) -> None:
+    assert parse_budget(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "0", "2x", "-5s", "m"])
+def test_anything_else_is_refused_in_one_line(text: str) -> None:
+    with pytest.raises(ValueError, match="--budget takes a positive duration"):
+        parse_budget(text)
