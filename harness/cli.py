@@ -135,6 +135,35 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
         sys.exit(1)
 
 
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option("--tests", "tests", multiple=True, help="Test files or folders (default: the project's).")
+@click.option("--jobs", type=int, help="Worker processes (default: one per core).")
+@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the reports after each round (default: [tool.bugsmith] reports, else"
+                   " .bugsmith/reports/).")
+@click.option("--no-report", is_flag=True, help="Do not write reports.")
+@_BUILTIN
+def watch(paths, tests, jobs, report_dir, no_report, builtin) -> None:
+    """Judge the mutants again on every save of the code or the tests, until Ctrl-C."""
+    from bugsmith import harness
+    from bugsmith.harness.shared.preload import end_left
+    from bugsmith.harness.watch import rounds
+
+    options = replace(config.resolve(Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), jobs=jobs),
+                      preload=True)
+    click.echo("bugsmith: watching the code and the tests; Ctrl-C stops", err=True)
+    try:
+        for change in rounds(options, lambda chosen: harness.run(chosen)):
+            click.echo(change.summary())
+            if not no_report:
+                _write_reports(change.result, report_dir or options.root / options.reports)
+    except KeyboardInterrupt:
+        click.echo("", err=True)
+    finally:
+        end_left()  # the preloader the rounds kept warm goes with them
+
+
 def _triage_findings(result: RunResult):
     from bugsmith.harness.triage import report_findings
 

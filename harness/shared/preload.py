@@ -294,6 +294,7 @@ class Departure:
 
 _DEPARTURES: dict[str, Departure] = {}  # by address; a later pool's (a widened one's) replaces
 _DEPARTING = threading.Lock()
+_LEFT: set[str] = set()  # the addresses of the preloaders this process started
 
 
 def depart(departure: Departure) -> None:
@@ -310,8 +311,27 @@ def leave() -> None:
     for departure in departures:
         if departure.replaces:
             _retire(departure.replaces, departure.start.address)
-        if not alive(departure.start.address):
-            start_preloader(departure.start, departure.argv, departure.env, departure.cwd, departure.log_path)
+        if not alive(departure.start.address) and start_preloader(departure.start, departure.argv, departure.env,
+                                                                  departure.cwd, departure.log_path):
+            _LEFT.add(departure.start.address)
+
+
+def end_left() -> int:
+    """End the preloaders this process left (`bugsmith watch` on its way out: it asked for them
+    while it ran, and leaves nothing behind); how many were still there."""
+    ended = 0
+    for name in sorted(_LEFT):
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(CONNECT_SECONDS)
+                probe.connect(name)
+                pid, uid = peer(probe)
+        except OSError:
+            continue
+        if uid == os.getuid() and _terminated(pid):
+            ended += 1
+    _LEFT.clear()
+    return ended
 
 
 def _retire(pid: int, name: str) -> None:

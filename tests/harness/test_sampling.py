@@ -149,6 +149,11 @@ def test_run_with_a_sample_runs_that_many_and_reports_the_interval(tmp_path: Pat
     text = subprocess.run([sys.executable, "-m", "bugsmith", "run", "--no-report", "--no-preload", "--sample", "6"],
                           cwd=root, capture_output=True, text=True, timeout=300, check=False).stdout
     assert f"a sample of 6 of {sample['population']} mutants (seed 0)" in text
+    budgeted = subprocess.run([sys.executable, "-m", "bugsmith", "run", "--no-report", "--no-preload", "--budget",
+                               "10m", "--json"], cwd=root, capture_output=True, text=True, timeout=600, check=False)
+    assert budgeted.returncode == 0, budgeted.stderr
+    whole = json.loads(budgeted.stdout)["sample"]  # ten minutes buy every mutant: a full run
+    assert whole["sampled"] == whole["population"] == sample["population"] and whole["low"] == whole["high"]
 
 
 def test_the_estimate_is_a_record_of_plain_values() -> None:
