@@ -5,6 +5,7 @@ function, after a semantic one-line edit there; the last must give a cold run's 
     python benchmarks/warm_rerun.py --project P --file F --function NAME --rename OLD NEW \
         --edit OLD NEW
     python benchmarks/warm_rerun.py --sweep            # an edit in every function, one at a time
+    python benchmarks/warm_rerun.py --sweep --watch    # the same edits, saved under one `bugsmith watch`
 
 One function says little: what a warm run re-tests is what the edit invalidates (the tests
 that ran the function, the mutants those tests killed or hung), and that differs from one
@@ -24,6 +25,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-check", action="store_true", help="skip the cold run on the edited copy")
     parser.add_argument("--sweep", action="store_true",
                         help="after the cold run, a one-line edit in each function in turn, one warm run each")
+    parser.add_argument("--watch", action="store_true",
+                        help="with --sweep: one `bugsmith watch` takes every edit, timed from the save to its line")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bugsmith-warm-"))
     try:
@@ -61,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         target = project / args.file
         timed("cold", project)
         timed("warm re-run, no edit", project)
-        if args.sweep:
+        if args.sweep and args.watch:
+            watched_sweep(project)
+        elif args.sweep:
             sweep(project)
         else:
             edit_function(target, args.function, *args.rename, every=True)
@@ -150,6 +156,50 @@ def sweep(project: Path) -> None:
         print(f"{len(walls)} warm re-runs, one per edited function: median {statistics.median(walls):.1f} s,"
               f" 90th percentile {walls[int(0.9 * (len(walls) - 1))]:.1f} s, max {walls[-1]:.1f} s;"
               f" {under} of {len(walls)} under 3 s", flush=True)
+
+
+def watched_sweep(project: Path) -> None:
+    """The sweep's edits saved one after the other under one `bugsmith watch`, each timed from
+    the save to the line that reports its round (the wait for a settled save included)."""
+    watcher = subprocess.Popen([sys.executable, "-m", "bugsmith", "watch", "--no-report"], cwd=project,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    assert watcher.stdout is not None
+    walls: list[float] = []
+    try:
+        print(f"watch, first round: {watcher.stdout.readline().strip()}", flush=True)
+        for file, function, line in sweep_edits(project):
+            path = project / file
+            before = path.read_text()
+            started = time.monotonic()
+            path.write_text(turn_comparison(before, line))
+            said = watcher.stdout.readline().strip()
+            wall = time.monotonic() - started
+            if "(watching on)" in said:  # the edit broke something after all: say so, undo it
+                print(f"  skipped {file}::{function}: {said}", flush=True)
+                path.write_text(before)
+                watcher.stdout.readline()
+                continue
+            walls.append(wall)
+            print(f"watch round after an edit in {file}::{function} (line {line}): {wall:.2f} s"
+                  f" (load {os.getloadavg()[0]:.1f})", flush=True)
+    finally:
+        os.killpg(watcher.pid, signal.SIGINT)
+        watcher.wait(timeout=60)
+    if walls:
+        walls.sort()
+        print(f"{len(walls)} watch rounds, one per edited function: median {statistics.median(walls):.2f} s,"
+              f" 90th percentile {walls[int(0.9 * (len(walls) - 1))]:.2f} s, max {walls[-1]:.2f} s", flush=True)
+
+
+def sweep_edits(project: Path) -> list[tuple[str, str, int]]:
+    """(file, function, line) of every edit the sweep makes, from the last run's sources."""
+    store = Store.open_read_only(project / ".bugsmith" / "bugsmith.sqlite")
+    try:
+        files = sorted(store.last_run().sources)
+    finally:
+        store.close()
+    return [(file, function, line) for file in files
+            for function, line in turned_comparisons((project / file).read_text())]
 
 
 _TURNED = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bugsmith.errors import BugsmithError
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import RunResult, Status
 
@@ -33,8 +34,11 @@ class Change:
     new_survivors: tuple[str, ...]  # mutant ids undetected now, detected (or absent) before
     killed_again: tuple[str, ...]  # mutant ids detected now that were undetected before
     mutants_before: int
+    error: str = ""  # the round could not judge (the suite went red, a file does not parse): why
 
     def summary(self) -> str:
+        if self.error:
+            return f"{', '.join(self.changed) or 'start'}: {self.error} (watching on)"
         score = self.result.score
         parts = [f"{', '.join(self.changed) or 'start'}: {len(self.result.outcomes)} mutants judged in"
                  f" {self.seconds:.1f} s, score {'n/a' if score is None else f'{score:.1f}%'}"]
@@ -86,11 +90,19 @@ def rounds(options: RunOptions, run: Callable[[RunOptions], RunResult], *, poll:
     seen, previous, changed = look(), None, ()
     while True:
         started = clock()
-        result = run(options)
-        new, again = compare(previous, result)
-        yield Change(changed=changed, seconds=clock() - started, result=result, new_survivors=new,
-                     killed_again=again, mutants_before=len(previous.outcomes) if previous else 0)
-        previous, changed, seen = result, *_next_save(seen, look, poll, sleep)
+        try:
+            result = run(options)
+        except BugsmithError as error:  # a save that breaks the suite is an ordinary moment of editing
+            if previous is None:
+                raise  # nothing judged yet: as `bugsmith run` would, stop
+            yield Change(changed=changed, seconds=clock() - started, result=previous, new_survivors=(),
+                         killed_again=(), mutants_before=len(previous.outcomes), error=str(error))
+        else:
+            new, again = compare(previous, result)
+            yield Change(changed=changed, seconds=clock() - started, result=result, new_survivors=new,
+                         killed_again=again, mutants_before=len(previous.outcomes) if previous else 0)
+            previous = result
+        changed, seen = _next_save(seen, look, poll, sleep)
 
 
 def _next_save(seen: Snapshot, look: Callable[[], Snapshot], poll: float,

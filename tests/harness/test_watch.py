@@ -102,3 +102,22 @@ def test_watch_judges_a_save_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) ->
     while _processes_in(root) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_in(root) == []
+
+
+def test_a_save_that_breaks_the_suite_is_told_and_the_watch_goes_on() -> None:
+    """The suite red after a save is an ordinary moment of editing: one line says so, the
+    watch goes on, and the next round compares with the last one that judged."""
+    from bugsmith.errors import BaselineError
+
+    def red() -> RunResult:
+        raise BaselineError("the tests fail without any mutant")
+
+    calls = iter([lambda: result(x=Status.KILLED), red, lambda: result(x=Status.SURVIVED)])
+    states = iter([{"a.py": (1, 1)}, {"a.py": (2, 2)}, {"a.py": (2, 2)}, {"a.py": (3, 3)}, {"a.py": (3, 3)}])
+    made = rounds(RunOptions(root=Path("/p"), paths=("pkg",), tests=("tests",)), lambda options: next(calls)(),
+                  poll=0.1, sleep=lambda seconds: None, files=lambda: next(states))
+    assert next(made).error == ""
+    broken = next(made)
+    assert broken.error.startswith("the tests fail") and "(watching on)" in broken.summary()
+    fixed = next(made)
+    assert fixed.error == "" and fixed.new_survivors == ("x",)
