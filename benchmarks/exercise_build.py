@@ -2,7 +2,7 @@
 time goes (issue 38: a hard pack of one exercise on each of three problems in under 5 minutes
 on 2 cores at rest).
 
-    python benchmarks/exercise_build.py                       # hard, scheduler + rolling_features + target_encoding
+    python benchmarks/exercise_build.py --problem scheduler --problem rolling_features --problem target_encoding
     python benchmarks/exercise_build.py --difficulty medium --problem auc --problem kv_cache --seed 3
 
 The corpus (pyproject.toml and reference/) is copied to a temporary folder, so its store starts
@@ -26,7 +26,6 @@ from pathlib import Path
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
 
 REPO = Path(__file__).resolve().parent.parent
-PROBLEMS = ("scheduler", "rolling_features", "target_encoding")
 # (what the line says, the function whose cumulative time it is: file suffix, function name)
 STAGES = (
     ("first runs against the visible tests", "assemble/selection.py", "_with_symptom"),
@@ -69,13 +68,14 @@ def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problem", action="append", dest="problems")
+    parser.add_argument("--problem", action="append", dest="problems", required=True,
+                        help="a problem of the corpus (the issue's pack: scheduler, rolling_features, target_encoding)")
     parser.add_argument("--difficulty", default="hard", choices=("easy", "medium", "hard"))
     parser.add_argument("--count", type=int, help="exercises (default: one per problem)")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    problems = tuple(args.problems or PROBLEMS)
+    problems = tuple(args.problems)
     options = ExerciseOptions(problems=problems, count=args.count or len(problems), seed=args.seed,
                               difficulty=args.difficulty)
     print(f"load before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

@@ -87,7 +87,8 @@ def rounds(options: RunOptions, run: Callable[[RunOptions], RunResult], *, poll:
            files: Callable[[], Snapshot] | None = None) -> Iterator[Change]:
     """A round at the start, then one after each save, for as long as the caller iterates."""
     look = files or (lambda: snapshot(options.root, (*options.paths, *options.tests)))
-    seen, previous, changed = look(), None, ()
+    seen, previous = look(), None
+    changed: tuple[str, ...] = ()
     while True:
         started = clock()
         try:

@@ -19,6 +19,7 @@ from bugsmith.harness.exercises.judge.submission import submitted_code
 from bugsmith.harness.exercises.pack.attempt import CONFTEST, RECORDER, START, conftest_text, recorder_text, start_text
 from bugsmith.harness.exercises.pack.pack import export
 from bugsmith.harness.exercises.records import is_hidden_test
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 from bugsmith.harness.exercises.sources.problems import corpus_layout
 
 pytestmark = pytest.mark.slow  # a pack built, pytest run in fresh interpreters
@@ -43,6 +44,7 @@ def folder(built, tmp_path) -> Path:
 
 
 def _handout(built) -> dict[str, str]:
+    """The instructor's copy of the code as handed out, in the candidate folder's names."""
     exercise, pack = built
     handout = pack.instructor / exercise.id / "handout"
     return {p.relative_to(handout).as_posix(): p.read_text() for p in handout.rglob("*.py")}
@@ -64,11 +66,13 @@ def _summary(output: str) -> str:
 
 
 def test_every_way_of_running_pytest_appends_one_verified_line(built, folder):
-    """The whole suite, one node id, `-k` from a subfolder, the `pytest` script from a subfolder: a line each."""
+    """The whole suite, one node id, `-k` from a subfolder, the `pytest` script from a subfolder: a line
+    each, naming files and tests as the folder does (`auc/...`)."""
     exercise, _ = built
-    visible = {t for t in (*exercise.fail_to_pass, *exercise.pass_to_pass) if not is_hidden_test(t)}
-    failing = sorted(t for t in exercise.fail_to_pass if t in visible)
-    tests = folder / "reference" / exercise.problem / "tests"
+    names = corpus_names(exercise.problem)
+    visible = {names.test_id(t) for t in (*exercise.fail_to_pass, *exercise.pass_to_pass) if not is_hidden_test(t)}
+    failing = sorted(names.test_id(t) for t in exercise.fail_to_pass if names.test_id(t) in visible)
+    tests = folder / exercise.problem / "tests"
     script = Path(sys.executable).with_name("pytest")
     runs = [((), folder, ()), ((failing[0],), folder, ()), (("-k", "weight"), tests, ())]
     if script.is_file():
@@ -133,11 +137,14 @@ def test_the_recorder_says_what_it_keeps_and_nothing_about_the_exercise(built, f
 
 
 def test_the_grader_reads_no_recorder_file(built, folder):
-    """The recorder's files are never code, and the grader's kit has no conftest that would load it."""
+    """The recorder's files are never code, and the grader's kit has no conftest that would load it; the
+    code is read back under the project's names."""
     exercise, pack = built
     _pytest(folder)
-    code = submitted_code(folder, exercise, corpus_layout(exercise.problem), _handout(built))
-    assert set(code) == set(_handout(built))
+    names = corpus_names(exercise.problem)
+    handout = names.project_files(_handout(built))
+    code = submitted_code(folder, exercise, corpus_layout(exercise.problem), handout, names)
+    assert set(code) == set(handout) and all(path.startswith("reference/auc/") for path in code)
     kit = pack.instructor / exercise.id / "tests"
     assert not (kit / CONFTEST).exists() and not (kit / ".attempt").exists()
 

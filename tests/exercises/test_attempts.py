@@ -278,8 +278,8 @@ def fake_instructor(folder: Path) -> Path:
 
 
 def handed_in(folder: Path, code: str) -> Path:
-    (folder / "reference" / "auc").mkdir(parents=True)
-    (folder / "reference" / "auc" / "auc.py").write_text(code, encoding="utf-8")
+    (folder / "auc").mkdir(parents=True)  # as the handout names it
+    (folder / "auc" / "auc.py").write_text(code, encoding="utf-8")
     return folder
 
 
@@ -300,7 +300,7 @@ def test_grading_a_folder_again_rewrites_its_file_and_other_folders_never_share_
     (ann / "__pycache__").mkdir()
     (ann / "__pycache__" / "auc.cpython-311.pyc").write_bytes(b"\0")  # the tests ran again: same attempt
     assert save_graded(grade, options, pack=pack, exercise_id="exercise-01", submission=ann).replaced
-    (ann / "reference" / "auc" / "auc.py").write_text("fixed = 'differently'\n", encoding="utf-8")
+    (ann / "auc" / "auc.py").write_text("fixed = 'differently'\n", encoding="utf-8")
     assert not save_graded(grade, options, pack=pack, exercise_id="exercise-01", submission=ann).replaced
 
 

@@ -16,6 +16,7 @@ from bugsmith.harness.exercises.pack.archive import extract_pack
 from bugsmith.harness.exercises.pack.candidates import candidate_sets, export_candidates
 from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseError, is_hidden_test
 from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 from bugsmith.harness.exercises.sources.layout import code_files
 from bugsmith.mutators.family import Family
 from bugsmith.mutators.mutant import Mutant, Span
@@ -95,10 +96,13 @@ def _records(instructor_zip: Path) -> list[Exercise]:
 
 
 def _handout(candidate_zip: Path, exercise: Exercise) -> dict[str, str]:
+    """The handed-out code files the exercise changed, under the project's names."""
     prefix = f"candidate/{exercise.id}/"
+    names = corpus_names(exercise.problem)
     with zipfile.ZipFile(candidate_zip) as archive:
-        return {name[len(prefix):]: archive.read(name).decode() for name in archive.namelist()
-                if name.startswith(prefix) and name[len(prefix):] in exercise.reference | exercise.variant}
+        found = {names.project_path(name[len(prefix):]): archive.read(name).decode()
+                 for name in archive.namelist() if name.startswith(prefix)}
+    return {path: text for path, text in found.items() if path in exercise.reference | exercise.variant}
 
 
 def _bug_lines(exercise: Exercise) -> dict[str, set[int]]:
@@ -175,7 +179,7 @@ def test_a_variant_pack_grades_its_own_fix_as_passing_and_the_handout_as_failing
     fixed = tmp_path / "fixed"
     shutil.copytree(untouched, fixed)
     for path, text in record.reference.items():
-        (fixed / path).write_text(text, encoding="utf-8")
+        (fixed / corpus_names(record.problem).path(path)).write_text(text, encoding="utf-8")
     good = grade(pack.instructor, record.id, fixed, timeout=600, sandbox=False)
     bad = grade(pack.instructor, record.id, untouched, timeout=600, sandbox=False)
     assert good.passed and good.fix == "reference"

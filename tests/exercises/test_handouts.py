@@ -23,6 +23,7 @@ from bugsmith.harness.exercises.measure.intent import stated_intents
 from bugsmith.harness.exercises.pack.pack import export
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import reference_names
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +54,11 @@ def _prose(source: str) -> list[tuple[int, str]]:
             if text is not None:
                 found.append((node.body[0].lineno, text))
     return found
+
+
+def _named(exercise: Exercise, path: str) -> str:
+    """Where the candidate's folder has the project's file `path` (`reference/auc/auc.py` -> `auc/auc.py`)."""
+    return corpus_names(exercise.problem).path(path)
 
 
 def _code(folder: Path) -> dict[str, str]:
@@ -90,7 +96,7 @@ def test_medium_and_hard_handouts_state_no_intent_near_their_bugs(packs):
             continue
         assert not any(found.intent for found in exercise.findability)
         for mutant in exercise.mutants:
-            handout = (root / "candidate" / exercise.id / mutant.file).read_text(encoding="utf-8")
+            handout = (root / "candidate" / exercise.id / _named(exercise, mutant.file)).read_text(encoding="utf-8")
             buggy = combined_source(exercise.reference[mutant.file], [m for m in exercise.mutants if m.file == mutant.file])
             line = relocated(mutant.span.line, buggy, handout)
             end = relocated(mutant.span.end_line, buggy, handout)
@@ -104,7 +110,7 @@ def test_removals_leave_no_trace(packs):
     top of a block or doubled inside one that its reference did not have."""
     for _, exercise, root in packs:
         for path, reference in exercise.reference.items():
-            handout = (root / "candidate" / exercise.id / path).read_text(encoding="utf-8")
+            handout = (root / "candidate" / exercise.id / _named(exercise, path)).read_text(encoding="utf-8")
             ast.parse(handout)
             assert all(text.strip("#").strip() for _, text in _prose(handout)), path
             for pattern in (r":\n[ \t]*\n", r"\n[ \t]+\n[ \t]*\n[ \t]+\S"):
@@ -129,7 +135,7 @@ def test_a_fix_of_the_handout_is_still_the_reference(packs):
     for _, exercise, root in packs:
         code = {}
         for path in exercise.reference:
-            handout = (root / "candidate" / exercise.id / path).read_text(encoding="utf-8")
+            handout = (root / "candidate" / exercise.id / _named(exercise, path)).read_text(encoding="utf-8")
             code[path] = _fixed(exercise, path, handout)
             assert code_shape(code[path]) == code_shape(exercise.reference[path]), (exercise.id, path)
         docstrings_kept = all(ast.dump(ast.parse(code[p])) == ast.dump(ast.parse(exercise.reference[p]))

@@ -16,6 +16,7 @@ from bugsmith.harness.exercises.pack.instances import schema
 from bugsmith.harness.exercises.pack.pack import export, instructor_folder, load_exercise
 from bugsmith.harness.exercises.pack.statement import reverse_patch
 from bugsmith.harness.exercises.records import is_hidden_test
+from bugsmith.harness.exercises.sources.handout_names import corpus_names, pack_names
 from tests.exercises.fail_to_pass import check_fail_to_pass
 from tests.exercises.leaks import revealed
 from tests.grading.submissions import requires_bwrap
@@ -32,10 +33,13 @@ def unpacked(pack, tmp_path_factory):
 
 
 def _kit_with(instructor, exercise, code, work):
-    """The grader's test kit, the code as handed out, and `code` over it, in `work`."""
+    """The grader's test kit, the code as handed out (under the project's names, as grading reads
+    it back), and `code` over it, in `work`."""
     shutil.copytree(instructor / exercise.id / "tests", work)
-    shutil.copytree(instructor / exercise.id / "handout", work, dirs_exist_ok=True)
-    for path, text in code.items():
+    handout = instructor / exercise.id / "handout"
+    handed = {p.relative_to(handout).as_posix(): p.read_text() for p in handout.rglob("*") if p.is_file()}
+    for path, text in {**pack_names(instructor / exercise.id, exercise.problem).project_files(handed), **code}.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
         (work / path).write_text(text, encoding="utf-8")
     return work
 
@@ -61,12 +65,15 @@ def test_the_candidate_archive_reveals_nothing_about_the_bug(exercises, pack):
 
 
 def test_the_candidate_gets_the_buggy_code_and_the_instructor_gets_the_key(exercises, unpacked):
-    """The handed-out file is the buggy one; the instructor part holds solution and held-back tests."""
+    """The handed-out file is the buggy one, in the package named for the problem; the instructor
+    part holds the solution (a patch of the candidate's folder) and the held-back tests."""
     for exercise in exercises:
+        names = corpus_names(exercise.problem)
         for path, text in exercise.buggy.items():
-            assert (unpacked / "candidate" / exercise.id / path).read_text() == text
+            assert (unpacked / "candidate" / exercise.id / names.path(path)).read_text() == text
+        assert not (unpacked / "candidate" / exercise.id / "reference").exists()
         folder = unpacked / "instructor" / exercise.id
-        assert (folder / "solution.patch").read_text().startswith("--- a/reference/auc/")
+        assert (folder / "solution.patch").read_text().startswith("--- a/auc/auc.py\n+++ b/auc/auc.py\n")
         assert list((folder / "tests").rglob("test_*_hidden.py"))
         assert load_exercise(unpacked / "instructor", exercise.id) == exercise
 
@@ -94,7 +101,7 @@ def test_grading_passes_the_reference_and_fails_the_untouched_code(exercises, pa
     fixed = tmp_path / "fixed"
     shutil.copytree(untouched, fixed)
     for path, text in exercise.reference.items():
-        (fixed / path).write_text(text, encoding="utf-8")
+        (fixed / corpus_names(exercise.problem).path(path)).write_text(text, encoding="utf-8")
     with ThreadPoolExecutor(2) as pool:
         bad, good = pool.map(lambda folder: grade(pack.instructor, exercise.id, folder, timeout=300),
                              [untouched, fixed])
@@ -129,7 +136,7 @@ def test_a_submission_that_hangs_is_killed_at_the_time_limit(exercises, pack, un
     hanging = tmp_path / "hanging"
     shutil.copytree(unpacked / "candidate" / exercise.id, hanging)
     path = next(iter(exercise.buggy))
-    (hanging / path).write_text(exercise.buggy[path] + "\nwhile True:  # never finishes importing\n    pass\n")
+    (hanging / corpus_names(exercise.problem).path(path)).write_text(exercise.buggy[path] + "\nwhile True:  # never finishes importing\n    pass\n")
     result = grade(pack.instructor, exercise.id, hanging, timeout=3)
     assert result.timed_out and not result.passed and result.fix == "none"
 

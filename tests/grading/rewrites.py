@@ -30,8 +30,9 @@ def renamed(problem: str) -> dict[str, str]:
 
 
 def rewrite_submission(folder: Path, problem: str) -> Path:
-    """Replace the code of `problem` in the submission `folder` by its independent rewrite."""
-    package = folder / "reference" / problem
+    """Replace the code of `problem` in the submission `folder` (laid out as handed out: the
+    package `<problem>/`) by its independent rewrite."""
+    package = folder / problem
     names = renamed(problem)
     for path in package.glob("*.py"):
         if path.name != "strategies.py":  # the suite's input generators are the pack's, not code

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 
 requires_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                     reason="bubblewrap is not installed (apt-get install bubblewrap)")
@@ -26,13 +27,15 @@ _subprocess.Popen(["sleep", "{seconds}"], start_new_session=True, stdout=_subpro
 def submission(candidate: Path, exercise: Exercise, folder: Path, *, fixed: bool = False,
                append: str = "", files: dict[str, str] | None = None) -> Path:
     """A copy of the handed-out folder: fixed (the reference code) or not, `append` added to
-    the end of the code file with the bug, and `files` written over it."""
+    the end of the code file with the bug, and `files` written over it. Paths are the
+    project's (`reference/auc/auc.py`); they are written where the handout has them (`auc/auc.py`)."""
+    names = corpus_names(exercise.problem)
     shutil.copytree(candidate / exercise.id, folder)
     for path, text in (exercise.reference if fixed else exercise.buggy).items():
-        (folder / path).write_text(text + append, encoding="utf-8")
+        (folder / names.path(path)).write_text(text + append, encoding="utf-8")
     for path, text in (files or {}).items():
-        (folder / path).parent.mkdir(parents=True, exist_ok=True)
-        (folder / path).write_text(text, encoding="utf-8")
+        (folder / names.path(path)).parent.mkdir(parents=True, exist_ok=True)
+        (folder / names.path(path)).write_text(text, encoding="utf-8")
     return folder
 
 

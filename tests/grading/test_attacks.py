@@ -139,14 +139,14 @@ def test_exiting_early_with_a_fake_summary_reports_nothing_and_fails(auc_exercis
     assert any("never reported" in reason for reason in result.tampering)
 
 
-@pytest.mark.parametrize("link", ["reference/auc", "reference", "reference/auc/auc.py"])
+@pytest.mark.parametrize("link", ["auc", "auc/auc.py", "auc/__init__.py"])
 def test_a_link_to_the_installed_reference_code_is_refused(auc_exercises, auc_pack, tmp_path, link):
     """A link anywhere on the path of a code file (not only its last part) is refused, never followed."""
     from bugsmith import reference
 
     exercise = auc_exercises[0]
     folder = submission(auc_pack.candidate, exercise, tmp_path / "s")
-    installed = Path(reference.__path__[0]).parent
+    installed = Path(reference.__path__[0])  # the handout's `auc/` is the installed `reference/auc/`
     target = folder / link
     if target.is_dir():
         shutil.rmtree(target)
@@ -160,9 +160,9 @@ def test_a_link_to_the_installed_reference_code_is_refused(auc_exercises, auc_pa
 def test_a_smuggled_conftest_or_sitecustomize_never_runs(auc_exercises, auc_pack, tmp_path):
     """The tests' conftest files and the pytest settings come from the pack; the submission's are ignored."""
     exercise = auc_exercises[0]
-    files = {"reference/conftest.py": FORGING_CONFTEST, "reference/auc/conftest.py": FORGING_CONFTEST,
-             "reference/auc/tests/conftest.py": FORGING_CONFTEST, "conftest.py": FORGING_CONFTEST,
-             "sitecustomize.py": FORGING_CONFTEST, "reference/auc/sitecustomize.py": FORGING_CONFTEST,
+    files = {"conftest.py": FORGING_CONFTEST, "auc/conftest.py": FORGING_CONFTEST,
+             "auc/tests/conftest.py": FORGING_CONFTEST, "reference/conftest.py": FORGING_CONFTEST,
+             "sitecustomize.py": FORGING_CONFTEST, "auc/sitecustomize.py": FORGING_CONFTEST,
              "pytest.ini": "[pytest]\naddopts = -p no:bugsmith_grading.reporter\n"}
     folder = submission(auc_pack.candidate, exercise, tmp_path / "s", files=files)
     result = grade(auc_pack.instructor, exercise.id, folder)

@@ -83,7 +83,7 @@ def test_the_bundle_holds_what_gradescope_runs_and_nothing_of_the_candidate_part
                   for p in auc_pack.instructor.rglob("*") if p.is_file()}
     assert instructor <= names and not any(n.startswith("candidate/") for n in names)
     assert config["exercise"] == "exercise-01" and config["points"] == 2.5 and config["sandbox"] is True
-    assert config["bug_files"] == ["reference/auc/auc.py"]
+    assert config["bug_files"] == ["auc/auc.py"]  # where the candidate's folder has it
     for needed in ("unprivileged user namespaces", "--no-sandbox", "never a silent pass", "once you publish"):
         assert needed in readme
     again = bundle.with_name("again.zip")

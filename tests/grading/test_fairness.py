@@ -126,9 +126,9 @@ def test_a_folder_for_another_problem_is_named(auc_exercises, auc_pack, tmp_path
     instructor, record = _pack_copy(auc_pack, tmp_path)
     record.update(problem="scheduler", buggy={"reference/scheduler/scheduler.py": "x = 1\n"})
     _write(instructor, record)
-    folder = tmp_path / "scheduler-submission"
-    (folder / "reference" / "scheduler").mkdir(parents=True)
-    (folder / "reference" / "scheduler" / "scheduler.py").write_text("x = 2\n")
+    folder = tmp_path / "scheduler-submission"  # laid out as handed out
+    (folder / "scheduler").mkdir(parents=True)
+    (folder / "scheduler" / "scheduler.py").write_text("x = 2\n")
     with pytest.raises(WrongExerciseError, match=r"exercise-02 \(scheduler\)"):
         recognise(folder, first, instructor)
 

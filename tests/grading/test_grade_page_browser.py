@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from bugsmith.harness.cli import cli
 from bugsmith.harness.exercises.judge.attempt_log import LOG
 from bugsmith.harness.exercises.records import is_hidden_test
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 from tests.grading.submissions import requires_bwrap
 from tests.report.chromium import Chromium, find_chromium
 
@@ -42,11 +43,12 @@ def page(auc_exercises, auc_pack, tmp_path_factory) -> Path:
     """The page of an attempt with three recorded runs (red, red, green), written by the CLI."""
     exercise = auc_exercises[0]
     folder = Path(shutil.copytree(auc_pack.candidate / exercise.id, tmp_path_factory.mktemp("attempt") / "careful"))
-    failing = sorted(t for t in exercise.fail_to_pass if not is_hidden_test(t))
+    names = corpus_names(exercise.problem)  # the folder names the package `auc/`, the records `reference/auc/`
+    failing = sorted(names.test_id(t) for t in exercise.fail_to_pass if not is_hidden_test(t))
     _pytest(folder)
     _pytest(folder, failing[0])
     for path, text in exercise.reference.items():
-        (folder / path).write_text(text, encoding="utf-8")
+        (folder / names.path(path)).write_text(text, encoding="utf-8")
     _pytest(folder)
     assert len((folder / LOG).read_text(encoding="utf-8").splitlines()) == 3
     written = tmp_path_factory.mktemp("page") / "page.html"

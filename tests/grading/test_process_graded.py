@@ -24,13 +24,14 @@ from click.testing import CliRunner
 from bugsmith.harness.cli import cli
 from bugsmith.harness.config import builtin_root
 from bugsmith.harness.exercises import ExerciseOptions, build_exercises
-from bugsmith.harness.exercises.judge.attempt_log import LOG, read_attempt
+from bugsmith.harness.exercises.judge.attempt_log import LOG, in_project_names, read_attempt
 from bugsmith.harness.exercises.judge.grade_text import grade_text
 from bugsmith.harness.exercises.judge.grading import grade, grade_schema
 from bugsmith.harness.exercises.judge.process import judge
 from bugsmith.harness.exercises.judge.submission import submitted_code
 from bugsmith.harness.exercises.pack.pack import export
 from bugsmith.harness.exercises.records import is_hidden_test
+from bugsmith.harness.exercises.sources.handout_names import corpus_names
 from bugsmith.harness.exercises.sources.problems import corpus_layout
 from tests.grading.submissions import requires_bwrap
 
@@ -76,22 +77,24 @@ def _process_line(result) -> list[str]:
 
 @pytest.fixture(scope="module")
 def candidates(built, tmp_path_factory):
-    """The three candidates' folders, each worked on with real pytest runs."""
+    """The three candidates' folders, each worked on with real pytest runs (in the folder's own
+    names: `auc/...`, where the records say `reference/auc/...`)."""
     exercise, _ = built
+    names = corpus_names(exercise.problem)
     root = tmp_path_factory.mktemp("candidates")
-    failing = sorted(t for t in exercise.fail_to_pass if not is_hidden_test(t))
+    failing = sorted(names.test_id(t) for t in exercise.fail_to_pass if not is_hidden_test(t))
     mutant = exercise.mutants[0]
 
     careful = _copy(built, root / "careful")
     _pytest(careful)
     _pytest(careful, failing[0])
     for path, text in exercise.reference.items():
-        (careful / path).write_text(text, encoding="utf-8")
+        (careful / names.path(path)).write_text(text, encoding="utf-8")
     _pytest(careful)
 
     hasty, never = _copy(built, root / "hasty"), _copy(built, root / "never")
     for folder in (hasty, never):
-        target = folder / mutant.file
+        target = folder / names.path(mutant.file)
         target.write_text(exercise.buggy[mutant.file].replace("\n\n\ndef ", "\n\n\n# was it here?\ndef ", 1))
         target.write_text(_rewritten(exercise.reference[mutant.file], mutant.function))
     _pytest(hasty)
@@ -141,10 +144,13 @@ def test_the_hasty_candidate_passes_but_is_reported_untested_and_a_rewrite(built
     assert process.tests_first is False and process.rerun_after_each_change is False
     assert process.change.verdict == "rewrite" and process.change.rewritten
     folder = pack.instructor / exercise.id / "handout"
-    handout = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.py")}
+    names = corpus_names(exercise.problem)
+    handed = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.py")}
+    handout = names.project_files(handed)
     never = candidates["never"]
-    code = submitted_code(never, exercise, corpus_layout(exercise.problem), handout)
-    untried = judge(read_attempt(never, handout), handout=handout, code=code, solution={**handout, **exercise.reference},
+    code = submitted_code(never, exercise, corpus_layout(exercise.problem), handout, names)
+    untried = judge(in_project_names(read_attempt(never, handed), names), handout=handout, code=code,
+                    solution={**handout, **exercise.reference},
                     visible=[t for t in exercise.fail_to_pass if not is_hidden_test(t)], fill=False)
     assert untried.log == "stale" and untried.runs == () and untried.tests_first is False
     assert untried.rerun_after_each_change is False and untried.change.verdict == "rewrite"

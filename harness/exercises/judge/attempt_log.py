@@ -9,6 +9,10 @@ inserted breaks the chain unless every later line is forged too; the times never
 and each line's diff, applied to the code as handed out (the instructor's copy, not the one in
 the candidate's folder), gives exactly the code its digests name. Whether the log ends at the
 submitted code is the process judgement's question (`process`), not this module's.
+
+The recorder names files and tests as the candidate's folder does; a log is verified against
+the handout under those names, then read under the project's (`in_project_names`), as the
+exercise's records name them.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ import enum
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.exercises.judge.submission import UnsafeSubmissionError, read_text
+from bugsmith.harness.exercises.sources.handout_names import HandoutNames
 
 LOG = ".attempt/runs.jsonl"
 MAX_LOG_BYTES = 32 * 2**20
@@ -98,6 +103,18 @@ def parse_attempt(text: str, handout: dict[str, str]) -> AttemptLog:
             return _broken(f"line {number} {problem}")
         previous, last_epoch = record["digest"], record["epoch"]
     return AttemptLog(status=LogStatus.OK, note="", runs=tuple(runs))
+
+
+def in_project_names(log: AttemptLog, names: HandoutNames) -> AttemptLog:
+    """`log` (verified under the handout's names) with its code files and test ids under the
+    project's; the command line and folder stay as the candidate typed them."""
+    if not names.renames:
+        return log
+    runs = tuple(replace(run, code=None if run.code is None else names.project_files(run.code),
+                         selected=tuple(names.project_test_id(t) for t in run.selected),
+                         outcomes={names.project_test_id(t): o for t, o in run.outcomes.items()})
+                 for run in log.runs)
+    return replace(log, runs=runs)
 
 
 class _Broken(Exception):

@@ -21,6 +21,10 @@ It passes only if every test passes, no canary does, and the outputs agree.
 Beside the verdict, never inside it, the grade reports how the candidate worked (`process`):
 the record of their test runs that the handed-out folder keeps (`attempt_log`), read against
 the code as handed out, the exercise's fix and the submitted code.
+
+A handout names a built-in problem's package without `reference/` (`handout_names`); the
+submission, the instructor's handout/ copy and the log are read back to the project's names
+first, so everything here runs in the project's layout, as the grader's kit has it.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.exercises.judge import sandboxed
-from bugsmith.harness.exercises.judge.attempt_log import read_attempt
+from bugsmith.harness.exercises.judge.attempt_log import in_project_names, read_attempt
 from bugsmith.harness.exercises.judge.canaries import Canary, plant
 from bugsmith.harness.exercises.judge.differential import Differential, record, replay
 from bugsmith.harness.exercises.judge.process import NOT_READ, Process, judge
@@ -50,6 +54,7 @@ from bugsmith.harness.exercises.judge.suite_runs import SuiteRun, covers, run_fi
 from bugsmith.harness.exercises.measure.clues import code_shape
 from bugsmith.harness.exercises.pack.pack import instructor_folder, load_exercise
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
+from bugsmith.harness.exercises.sources.handout_names import HandoutNames, pack_names
 from bugsmith.harness.exercises.sources.problems import GradingLayout, grading_layout
 from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.harness.shared.sandbox import Limits, Mount, Sandbox, bugsmith_folders, require_bwrap
@@ -146,10 +151,12 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
         instructor = instructor_folder(pack, scratch / "pack")
         exercise = load_exercise(instructor, exercise_id)
         layout = grading_layout(instructor / exercise_id, exercise.problem)
-        handout = _read_tree(instructor / exercise_id / "handout", every_file=layout.code is not None)
+        names = pack_names(instructor / exercise_id, exercise.problem)
+        handed = _read_tree(instructor / exercise_id / "handout", every_file=layout.code is not None)
+        handout = names.project_files(handed)
         recognise(submission, exercise, instructor)
-        code = submitted_code(submission, exercise, layout, handout)
-        process = _process(submission, exercise, layout, handout, code)
+        code = submitted_code(submission, exercise, layout, handout, names)
+        process = _process(submission, exercise, layout, code, handed=handed, names=names)
         if sandbox:  # before anything runs: never a silent fallback to unconfined grading
             require_bwrap()
         places = _Places(scratch, isolated=sandbox, hidden=(pack.resolve(), instructor.resolve()))
@@ -289,11 +296,13 @@ class _Places:
                        isolated=self.isolated)
 
 
-def _process(submission: Path, exercise: Exercise, layout: GradingLayout, handout: dict[str, str],
-             code: dict[str, str]) -> Process:
-    """How the candidate worked, from the log in their folder, verified against the instructor's handout."""
-    return judge(read_attempt(submission, handout), handout=handout, code=code,
-                 solution={**handout, **exercise.reference},
+def _process(submission: Path, exercise: Exercise, layout: GradingLayout, code: dict[str, str], *,
+             handed: dict[str, str], names: HandoutNames) -> Process:
+    """How the candidate worked, from the log in their folder, verified against the instructor's
+    handout (`handed`: its files under the names `names` handed them out with)."""
+    handout = names.project_files(handed)
+    log = in_project_names(read_attempt(submission, handed), names)
+    return judge(log, handout=handout, code=code, solution={**handout, **exercise.reference},
                  visible=[t for t in _all_tests(exercise) if not layout.is_hidden(t)], fill=layout.code is not None)
 
 

@@ -5,6 +5,10 @@ if every component of their path inside it is a real folder or a regular file: a
 anywhere on the way (the package folder linked to an installed reference solution, a file
 linked to the instructor's key) is refused, never followed. The text is then written into
 the grader's own work folder, so nothing of the submission's tree is ever run in place.
+
+A submission is laid out as it was handed out (`handout_names`: a built-in problem's package
+without `reference/`); what is read from it is returned under the project's names, as the
+exercise's records and the grader's kit have them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
+from bugsmith.harness.exercises.sources.handout_names import KEEP, HandoutNames, pack_names
 from bugsmith.harness.exercises.sources.problems import GradingLayout, corpus_layout, is_reference_kit
 
 MAX_FILE_BYTES = 2 * 2**20
@@ -32,8 +37,10 @@ class WrongExerciseError(ExerciseError):
 
 
 def submitted_code(submission: Path, exercise: Exercise, layout: GradingLayout | None = None,
-                   handout: dict[str, str] | None = None) -> dict[str, str]:
-    """The submission's code files of the problem (its tests, helpers and extra files are ignored).
+                   handout: dict[str, str] | None = None, names: HandoutNames = KEEP) -> dict[str, str]:
+    """The submission's code files of the problem (its tests, helpers and extra files are ignored),
+    under the project's names; `layout` and `handout` (the code as handed out) are in the project's
+    names, the submission in those of `names`.
 
     In a project's pack, a code file the submission lacks is taken as handed out: only the
     files with the bugs must be there.
@@ -41,35 +48,38 @@ def submitted_code(submission: Path, exercise: Exercise, layout: GradingLayout |
     root = submission.resolve()
     layout = layout or corpus_layout(exercise.problem)
     if layout.code is None:
-        paths = [p for p in _tree(root, layout.folder) if is_code_path(p, layout)]
+        paths = [p for p in _tree(root, names.path(layout.folder), names) if is_code_path(p, layout, names)]
     else:
-        paths = list(layout.code)
+        paths = [names.path(p) for p in layout.code]
     code = dict(handout or {}) if layout.code is not None else {}
     for relative in paths:
         text = _read(root, relative)
         if text is not None:
-            code[relative] = text
+            code[names.project_path(relative)] = names.project_text(relative, text)
     missing = sorted(f for f in exercise.buggy if f not in code or (layout.code is not None
-                                                                     and _read(root, f) is None))
+                                                                     and _read(root, names.path(f)) is None))
     if missing:
-        raise ExerciseError(f"{submission}: the submission has no {missing[0]}")
+        raise ExerciseError(f"{submission}: the submission has no {names.path(missing[0])}")
     return code
 
 
-def is_code_path(relative: str, layout: GradingLayout) -> bool:
-    """Whether a file of an exercise folder is code that `submitted_code` reads."""
+def is_code_path(relative: str, layout: GradingLayout, names: HandoutNames = KEEP) -> bool:
+    """Whether a file of an exercise folder (named as `names` hands it out) is code that
+    `submitted_code` reads."""
+    relative = names.project_path(relative)
     if layout.code is not None:
         return relative in layout.code
     return (relative.startswith(f"{layout.folder}/") and relative.endswith(".py")
             and "__pycache__" not in relative.split("/") and not is_reference_kit(relative))
 
 
-def code_scan(layout: GradingLayout) -> dict[str, Any] | None:
+def code_scan(layout: GradingLayout, names: HandoutNames = KEEP) -> dict[str, Any] | None:
     """`is_code_path`'s rule for a corpus pack as data, for the recorder in the candidate's
-    folder to find the same files (None: the layout lists its code files)."""
+    folder (named as `names` hands it out) to find the same files (None: the layout lists its
+    code files)."""
     if layout.code is not None:
         return None
-    return {"folder": layout.folder, "suffix": ".py", "skip_folders": ["__pycache__", "tests"],
+    return {"folder": names.path(layout.folder), "suffix": ".py", "skip_folders": ["__pycache__", "tests"],
             "skip_names": ["conftest.py", "strategies.py"]}
 
 
@@ -79,8 +89,9 @@ def read_text(submission: Path, relative: str, limit: int = MAX_FILE_BYTES) -> s
     return _read(submission.resolve(), relative, limit)
 
 
-def _tree(root: Path, folder: str) -> list[str]:
-    """Every file under `folder` (relative to `root`), refusing links on the way and inside."""
+def _tree(root: Path, folder: str, names: HandoutNames = KEEP) -> list[str]:
+    """Every file under `folder` (relative to `root`, named as `names` hands it out), refusing
+    links on the way and inside."""
     if _check_path(root, folder, directory=True) is None:
         return []
     found = []
@@ -89,7 +100,7 @@ def _tree(root: Path, folder: str) -> list[str]:
             path = Path(here) / name
             relative = path.relative_to(root).as_posix()
             if path.is_symlink():
-                if name in folders or (name.endswith(".py") and not is_reference_kit(relative)):
+                if name in folders or (name.endswith(".py") and not is_reference_kit(names.project_path(relative))):
                     raise UnsafeSubmissionError(f"refused: {relative} in the submission is a symbolic link;"
                                                 " a submission must be plain files inside its folder")
                 continue
@@ -148,7 +159,8 @@ def recognise(submission: Path, exercise: Exercise, instructor: Path) -> None:
     and the pack's manifest holds its hash) is another exercise's and not this one's; the
     code lacks this problem's files but has another problem's; the code carries another
     exercise's bug (lines only that exercise's handed-out code has), at a place where this
-    exercise has none. Without such evidence nothing is said.
+    exercise has none. Without such evidence nothing is said. Each exercise's files are looked
+    for under the names it was handed out with.
     """
     root = submission.resolve()
     others = _exercises(instructor, exercise.id)
@@ -159,20 +171,28 @@ def recognise(submission: Path, exercise: Exercise, instructor: Path) -> None:
             raise WrongExerciseError(_wrong(exercise, owner, "its README is that exercise's statement"))
     if readme and exercise.id in readme:
         return
-    if not any(_exists(root, f) for f in exercise.buggy):
+    mine = _handed_out(instructor, exercise)
+    if not any(_exists(root, f) for f in mine):
         for other in others:
-            if other.problem != exercise.problem and all(_exists(root, f) for f in other.buggy):
-                raise WrongExerciseError(_wrong(exercise, other, f"it has {next(iter(other.buggy))}"
-                                                                 f" and no {next(iter(exercise.buggy))}"))
+            theirs = _handed_out(instructor, other)
+            if other.problem != exercise.problem and all(_exists(root, f) for f in theirs):
+                raise WrongExerciseError(_wrong(exercise, other, f"it has {theirs[0]} and no {mine[0]}"))
         return
     for other in others:
         # A bug where this exercise has one proves nothing: a candidate's attempt at a fix
         # may well be the other exercise's bug.
         if other.problem != exercise.problem or _same_site(exercise, other):
             continue
+        names = pack_names(instructor / other.id, other.problem)
         marks = {f: _bug_lines(other, f) - _bug_lines(exercise, f) for f in other.buggy}
-        if any(marks.values()) and all(_has_lines(root, f, lines) for f, lines in marks.items() if lines):
+        if any(marks.values()) and all(_has_lines(root, names.path(f), lines) for f, lines in marks.items() if lines):
             raise WrongExerciseError(_wrong(exercise, other, "its code carries that exercise's bug"))
+
+
+def _handed_out(instructor: Path, exercise: Exercise) -> list[str]:
+    """The exercise's files with bugs, as its candidate folder names them."""
+    names = pack_names(instructor / exercise.id, exercise.problem)
+    return [names.path(f) for f in exercise.buggy]
 
 
 def _same_site(exercise: Exercise, other: Exercise) -> bool:

@@ -10,7 +10,8 @@ applies `pythonpath`, so `pytest` from a subfolder could not import it and would
 an error.
 
 `.attempt/start.json` is the code as handed out (the recorder diffs against it) and the rule
-that finds the code files the grader reads (`submission.code_scan`); `.attempt/runs.jsonl`
+that finds the code files the grader reads (`submission.code_scan`), both with the handout's
+names (`handout_names`: grading maps what the log says back to the project's); `.attempt/runs.jsonl`
 starts empty, so that a folder whose tests never ran has an empty log, and one without the
 file had it deleted. Every file is fixed text for the exercise: packs stay byte-reproducible.
 """
@@ -24,7 +25,8 @@ from typing import Any
 from bugsmith.harness.exercises.judge.submission import code_scan, is_code_path
 from bugsmith.harness.exercises.pack import attempt_recorder
 from bugsmith.harness.exercises.records import Exercise
-from bugsmith.harness.exercises.sources.layout import buggy_code
+from bugsmith.harness.exercises.sources.handout_names import handout_names
+from bugsmith.harness.exercises.sources.layout import handout_code
 from bugsmith.harness.exercises.sources.problems import REFERENCE, GradingLayout, Problem, corpus_layout
 
 FOLDER = ".attempt"
@@ -69,11 +71,12 @@ def pytest_configure(config):
 
 
 def attempt_files(problem: Problem, exercise: Exercise, tree: dict[str, str]) -> dict[str, str]:
-    """The recorder's files for one exercise folder whose other files are `tree` (path -> text)."""
-    layout = handout_layout(problem)
-    code = {path: text for path, text in sorted(buggy_code(problem, exercise).items()) if is_code_path(path, layout)}
+    """The recorder's files for one exercise folder whose other files are `tree` (handout path -> text)."""
+    layout, names = handout_layout(problem), handout_names(problem)
+    code = {path: text for path, text in sorted(handout_code(problem, exercise).items())
+            if is_code_path(path, layout, names)}
     return {CONFTEST: conftest_text(tree.get(CONFTEST)), RECORDER: recorder_text(),
-            START: start_text(code, code_scan(layout)), LOG: ""}
+            START: start_text(code, code_scan(layout, names)), LOG: ""}
 
 
 def conftest_text(own: str | None) -> str:
@@ -91,7 +94,8 @@ def start_text(code: dict[str, str], scan: dict[str, Any] | None) -> str:
 
 
 def handout_layout(problem: Problem) -> GradingLayout:
-    """The layout the grader will read this problem's pack with (the instructor part's layout.json)."""
+    """The layout the grader will read this problem's pack with (the instructor part's layout.json),
+    in the project's names."""
     if problem.source == REFERENCE:
         return corpus_layout(problem.name)
     return GradingLayout(code=problem.code, folder="", targets=problem.grade_targets, hidden=problem.hidden)

@@ -23,6 +23,7 @@ from bugsmith.harness.exercises.pack.archive import write_zip
 from bugsmith.harness.exercises.pack.bugsmith_wheel import running_wheel
 from bugsmith.harness.exercises.pack.pack import instructor_folder, load_exercise
 from bugsmith.harness.exercises.records import ExerciseError
+from bugsmith.harness.exercises.sources.handout_names import pack_names
 
 CONFIG = run_autograder.CONFIG
 FORMAT = "bugsmith-autograder/1"
@@ -56,10 +57,12 @@ def autograder_files(pack: Path, options: AutograderOptions) -> dict[str, str | 
         files: dict[str, str | bytes] = {f"instructor/{p.relative_to(instructor).as_posix()}": p.read_bytes()
                                          for p in sorted(instructor.rglob("*")) if p.is_file()}
         corpus = not (instructor / exercise_id / "layout.json").is_file()
+        names = pack_names(instructor / exercise_id, exercise.problem)
     wheel_name, wheel = running_wheel()
+    # Where the files with bugs are in what students upload: their folder as it was handed out.
     config = {"format": FORMAT, "exercise": exercise_id, "problem": exercise.problem, "points": options.points,
               "timeout": options.timeout, "test_timeout": options.test_timeout, "sandbox": options.sandbox,
-              "bug_files": sorted(exercise.buggy)}
+              "bug_files": sorted(names.path(f) for f in exercise.buggy)}
     requirement = f"./wheels/{wheel_name}" + ("[corpus]" if corpus else "")
     files.update({
         "setup.sh": SETUP,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bugsmith.harness.exercises.pack.statement import render, short_test_name
 from bugsmith.harness.exercises.records import Exercise, Symptom
+from bugsmith.harness.exercises.sources.handout_names import HandoutNames, handout_names
 from bugsmith.harness.exercises.sources.interview_bank import InterviewBank, bank_path
 from bugsmith.harness.exercises.sources.problems import Problem
 from bugsmith.mutators.mutant import Mutant
@@ -112,18 +113,20 @@ def _defined(scope: list[ast.stmt], name: str) -> _Definition | None:
     return None
 
 
-def symptom_notes(symptoms: Sequence[Symptom]) -> tuple[SymptomNote, ...]:
+def symptom_notes(symptoms: Sequence[Symptom], names: HandoutNames) -> tuple[SymptomNote, ...]:
+    """What the candidate saw of each failing test, as their folder names things."""
     return tuple(SymptomNote(test=short_test_name(s.test), exception=s.exception,
-                             message="\n".join(s.message.splitlines()[:MESSAGE_LINES]))
+                             message=names.markdown("\n".join(s.message.splitlines()[:MESSAGE_LINES])))
                  for s in symptoms)
 
 
 def notes(exercise: Exercise, problem: Problem, bank: InterviewBank | None) -> str:
-    """The exercise's `notes.md`."""
+    """The exercise's `notes.md`, naming files as the candidate's folder does."""
     visible = [t for t in exercise.fail_to_pass if not problem.is_hidden(t)]
+    names = handout_names(problem)
     return render(
-        "notes.md.j2", exercise=exercise, bank=bank, bank_path=bank_path(problem),
-        bugs=bug_notes(exercise, bank), symptoms=symptom_notes(exercise.symptoms),
+        "notes.md.j2", exercise=exercise, bank=bank, bank_path=bank_path(problem), names=names,
+        bugs=bug_notes(exercise, bank), symptoms=symptom_notes(exercise.symptoms, names),
         visible=[short_test_name(t) for t in visible],
         held_back=[short_test_name(t) for t in exercise.fail_to_pass if problem.is_hidden(t)],
     )

@@ -4,14 +4,19 @@ candidate/                      instructor/
   README.md                       README.md, manifest.json, answer-key.md, exercises.jsonl
   exercise-01/                    exercise-01/
     README.md (statement)           exercise.json (the record), solution.md, solution.patch,
-    pytest.ini                      hints.md, notes.md (the interviewer's notes, from the
-    reference/<problem>/...           problem's interview bank), tests/ (every test and helper,
+    pytest.ini, conftest.py         hints.md, notes.md (the interviewer's notes, from the
+    <problem>/...                     problem's interview bank), tests/ (every test and helper,
       (buggy code, visible tests)     for the grader), handout/ (the buggy code as handed out)
 
-A problem from a user's project keeps the project's paths instead of `reference/<problem>/`
-(e.g. `src/mylib/...`, `tests/...` and the pytest configuration), and its instructor folder
-adds `layout.json`: the code files, the test files to run and the held-back ones, so that
-the grader needs nothing but the pack.
+A built-in problem is handed out as the package `<problem>/` (`from <problem> import ...`), not
+as the project's `reference/<problem>/` (`handout_names`). What the interviewer reads or applies
+to a candidate's folder (answer-key.md, solution.md, solution.patch, hints.md, notes.md, and
+handout/) names files as that folder does; the records and what the grader reads
+(exercise.json, exercises.jsonl, tests/) keep the project's paths, and grading maps a submission
+back to them. A problem from a user's project keeps the project's paths everywhere (e.g.
+`src/mylib/...`, `tests/...` and the pytest configuration), and its instructor folder adds
+`layout.json`: the code files, the test files to run and the held-back ones, so that the grader
+needs nothing but the pack.
 
 `--out DIR` writes the two trees `DIR/candidate` and `DIR/instructor`; `--out NAME.zip`
 writes `NAME-candidate.zip` and `NAME-instructor.zip`. Both are byte-reproducible.
@@ -33,8 +38,9 @@ from bugsmith.harness.exercises.pack.notes import notes, roles
 from bugsmith.harness.exercises.pack.statement import hints, render, reverse_patch, solution, statement
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, ExerciseOptions
 from bugsmith.harness.exercises.sources.catalogue import load_problems
+from bugsmith.harness.exercises.sources.handout_names import handout_names
 from bugsmith.harness.exercises.sources.interview_bank import InterviewBank, bank_path, load_bank
-from bugsmith.harness.exercises.sources.layout import buggy_code, candidate_tree, grader_kit
+from bugsmith.harness.exercises.sources.layout import candidate_tree, grader_kit, handout_code
 from bugsmith.harness.exercises.sources.problems import REFERENCE, Problem
 
 FORMAT = "bugsmith-pack/1"
@@ -57,7 +63,7 @@ def candidate_files(exercises: Sequence[Exercise], root: Path) -> dict[str, str]
         tree.update(attempt_files(problem, exercise, tree))  # the record of the candidate's test runs
         for path, text in tree.items():
             files[f"{exercise.id}/{path}"] = text
-        text = statement(exercise, problem)
+        text = statement(exercise, problem, handout_names(problem))
         # Last: the statement is the folder's README, whatever file a project has there.
         files[f"{exercise.id}/README.md"] = render("candidate_readme.md.j2", statement=text,
                                                    requirements=problem.requirements)
@@ -87,10 +93,11 @@ def instructor_files(exercises: Sequence[Exercise], root: Path, candidate: dict[
     """Every file of the instructor part: records, solutions, hints, notes, the grader's tests."""
     problems = _problems(exercises, root)
     banks = {name: load_bank(problems[name]) for name in sorted({e.problem for e in exercises})}
+    names = {name: handout_names(problem) for name, problem in problems.items()}
     files = {
         "README.md": _INSTRUCTOR_README + _notes_readme(problems, banks),
         "manifest.json": _json(_manifest(exercises, candidate, options)),
-        "answer-key.md": render("answer_key.md.j2", exercises=exercises),
+        "answer-key.md": render("answer_key.md.j2", exercises=exercises, names=names),
         "exercises.jsonl": jsonl(exercises, root),
     }
     for exercise in exercises:
@@ -98,16 +105,17 @@ def instructor_files(exercises: Sequence[Exercise], root: Path, candidate: dict[
         problem = problems[exercise.problem]
         bank = banks[exercise.problem]
         jobs = roles(exercise, bank)
+        shown = names[exercise.problem]
         files[f"{prefix}/exercise.json"] = _json(exercise.to_dict())
         if problem.source != REFERENCE:  # a corpus pack's layout is implied by its problem's name
             files[f"{prefix}/layout.json"] = _json(problem.layout())
-        files[f"{prefix}/solution.md"] = solution(exercise, jobs)
+        files[f"{prefix}/solution.md"] = solution(exercise, jobs, shown)
         files[f"{prefix}/notes.md"] = notes(exercise, problem, bank)
-        files[f"{prefix}/solution.patch"] = reverse_patch(exercise)
-        files[f"{prefix}/hints.md"] = "".join(f"{i}. {h}\n" for i, h in enumerate(hints(exercise, jobs), 1))
+        files[f"{prefix}/solution.patch"] = reverse_patch(exercise, shown)
+        files[f"{prefix}/hints.md"] = "".join(f"{i}. {h}\n" for i, h in enumerate(hints(exercise, jobs, shown), 1))
         for path, text in grader_kit(problem, exercise).items():
             files[f"{prefix}/tests/{path}"] = text
-        for path, text in buggy_code(problem, exercise).items():
+        for path, text in handout_code(problem, exercise).items():
             files[f"{prefix}/handout/{path}"] = text
     return files
 
@@ -221,8 +229,16 @@ Keep this part to yourself; hand out only the candidate part.
 - `answer-key.md`: every exercise's bug, family, difficulty and failing tests at a glance.
 - `exercise-NN/solution.md` and `solution.patch`: the explanation and the fix.
 - `exercise-NN/hints.md`: hints to give in order, the vaguest first.
+- `exercise-NN/handout/`: the code as the candidate received it.
 - `exercise-NN/tests/`: every test, the held-back ones included, used by the grader.
 - `exercises.jsonl`: the same exercises as SWE-bench-style task instances.
+
+Paths: a built-in problem's code is handed out as `<problem>/...` (`from <problem> import ...`),
+while the project it was built from keeps it in `reference/<problem>/...`. What you read or apply
+to a candidate's folder (answer-key.md, solution.md, solution.patch, hints.md, notes.md,
+handout/) names files as the candidate's folder does: `git apply solution.patch` works in it.
+What the grader reads (exercise.json, exercises.jsonl, tests/) keeps the project's paths, and
+grading maps a submission back to them.
 
 Grade a candidate's folder with
 

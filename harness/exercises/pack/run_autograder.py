@@ -9,8 +9,8 @@ setup.sh made.
 
 1. Copy /autograder/submission into a work folder (links stay links: grading refuses them).
 2. Put the code where the exercise expects it: an upload of the exercise folder zipped whole is
-   unwrapped, a bug file uploaded on its own (`auc.py`) goes to its place in the tree
-   (`reference/auc/auc.py`), and a handed-out file the upload lacks is taken as handed out.
+   unwrapped, a bug file uploaded on its own (`auc.py`) goes to its place in the tree as handed
+   out (`auc/auc.py`), and a handed-out file the upload lacks is taken as handed out.
 3. `bugsmith grade` with the settings of bugsmith-autograder.json. It writes results.json itself,
    also for a run that cannot be graded (no sandbox here: a score of 0 and the reason).
 4. If it left no results.json (it crashed, or ran past its time), write a failed run: a score

@@ -5,6 +5,10 @@ it gives the problem, the symptom, a time limit and how to run the tests. How mu
 symptom it tells follows the exercise's level: an easy one names the failing visible tests with
 the first lines of what each says, a medium one names them with one line each, a hard one says
 only how many fail and how to run them (the candidate reads the rest from the tests).
+
+Each takes the `HandoutNames` the pack hands the problem out with: the statement, hints,
+solution and patch name files as the candidate's folder does (`KEEP`: as the project does,
+for the task instances, whose files keep the project's paths).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from functools import cache
 import jinja2
 
 from bugsmith.harness.exercises.records import Exercise
+from bugsmith.harness.exercises.sources.handout_names import KEEP, HandoutNames
 from bugsmith.harness.exercises.sources.problems import Problem
 from bugsmith.mutators.mutant import unified_diff
 
@@ -46,13 +51,14 @@ MEDIUM_MESSAGE_CHARS = 120  # a medium one, one line of at most this many charac
 RUN_COMMAND = "python -m pytest"
 
 
-def statement(exercise: Exercise, problem: Problem) -> str:
+def statement(exercise: Exercise, problem: Problem, names: HandoutNames = KEEP) -> str:
     """The candidate's problem statement: the problem, the symptom as the level tells it, the time limit."""
     level = exercise.difficulty.level
-    symptoms = [(short_test_name(s.test), s.exception, told_message(s.message, level)) for s in exercise.symptoms]
-    return render("statement.md.j2", exercise=exercise, problem=problem.read(problem.statement).strip(),
-                  location=problem.location, level=level, failing=len(exercise.symptoms), symptoms=symptoms,
-                  command=RUN_COMMAND)
+    symptoms = [(short_test_name(s.test), s.exception, names.markdown(told_message(s.message, level)))
+                for s in exercise.symptoms]
+    text = names.text(problem.statement, problem.read(problem.statement)).strip()
+    return render("statement.md.j2", exercise=exercise, problem=text, location=names.markdown(problem.location),
+                  level=level, failing=len(exercise.symptoms), symptoms=symptoms, command=RUN_COMMAND)
 
 
 def told_message(message: str, level: str) -> str:
@@ -72,27 +78,31 @@ def told_message(message: str, level: str) -> str:
     return ""
 
 
-def hints(exercise: Exercise, roles: Mapping[str, str] | None = None) -> list[str]:
+def hints(exercise: Exercise, roles: Mapping[str, str] | None = None, names: HandoutNames = KEEP) -> list[str]:
     """Progressive hints: the kind of bug first, then (given `roles`, the interview bank's job of
-    each function) the job of the code it is in, then where it is, then the line."""
+    each function) the job of the code it is in, then where it is, then the line (in the file
+    as `names` hands it out)."""
     found = [family.info.hint for family in sorted({m.family for m in exercise.mutants})]
     jobs = (roles or {}).get
     # A role's subject is its function ("Decides whether ..."), so it reads on after "the code that".
     found += [f"In the problem's terms, the bug is in the code that {job[:1].lower()}{job[1:]}"
               for job in dict.fromkeys(jobs(m.function or "") for m in exercise.mutants) if job]
     for mutant in exercise.mutants:
-        found.append(f"A bug is in `{mutant.function}` in `{mutant.file}`.")
+        found.append(f"A bug is in `{mutant.function}` in `{names.path(mutant.file)}`.")
     for mutant in exercise.mutants:
-        found.append(f"Look at line {mutant.span.line} of `{mutant.file}`.")
+        found.append(f"Look at line {mutant.span.line} of `{names.path(mutant.file)}`.")
     return found
 
 
-def reverse_patch(exercise: Exercise) -> str:
-    """The patch that turns the buggy files back into the reference (`git apply`-able)."""
-    return "".join(unified_diff(f, exercise.buggy[f], exercise.reference[f]) for f in sorted(exercise.buggy))
+def reverse_patch(exercise: Exercise, names: HandoutNames = KEEP) -> str:
+    """The patch that turns the buggy files back into the reference (`git apply`-able in a
+    folder laid out as `names` hands it out)."""
+    return "".join(unified_diff(names.path(f), names.text(f, exercise.buggy[f]), names.text(f, exercise.reference[f]))
+                   for f in sorted(exercise.buggy))
 
 
-def solution(exercise: Exercise, roles: Mapping[str, str] | None = None) -> str:
-    """The instructor's solution: what each bug is, why it is realistic, and the fix."""
-    return render("solution.md.j2", exercise=exercise, patch=reverse_patch(exercise),
-                  hints=hints(exercise, roles))
+def solution(exercise: Exercise, roles: Mapping[str, str] | None = None, names: HandoutNames = KEEP) -> str:
+    """The instructor's solution: what each bug is, why it is realistic, and the fix, with files
+    named as `names` hands them out."""
+    return render("solution.md.j2", exercise=exercise, patch=reverse_patch(exercise, names),
+                  hints=hints(exercise, roles, names), names=names)

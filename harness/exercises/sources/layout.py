@@ -1,7 +1,9 @@
 """Which files of a problem go where: the candidate's folder, the grader's kit, the handout.
 
-Every tree keeps the project's own relative paths, so the tests import the code as they do
-in the project (`reference.<name>` in the corpus, `mylib` from `src/` in a src layout).
+The grader's kit and the code of the records keep the project's own relative paths, so the
+tests import the code as they do in the project (`reference.<name>` in the corpus, `mylib` from
+`src/` in a src layout). What is handed out (`candidate_tree`, `handout_code`) is named as the
+handout names it (`handout_names`: a built-in problem without its `reference/` level).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import problem_named
+from bugsmith.harness.exercises.sources.handout_names import handout_names
 from bugsmith.harness.exercises.sources.problems import Problem
 
 
@@ -41,13 +44,19 @@ def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     return files
 
 
+def handout_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
+    """`buggy_code` as handed out (the instructor's handout/ copy, the start of the record of test runs)."""
+    problem = _problem(root, exercise.problem)
+    return handout_names(problem).handout_files(buggy_code(problem, exercise))
+
+
 def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
-    """One candidate exercise folder: buggy code, visible tests, what they need; no README."""
+    """One candidate exercise folder as handed out: buggy code, visible tests, what they need; no README."""
     problem = _problem(root, exercise.problem)
     files = buggy_code(problem, exercise)
     files.update(_read(problem, problem.visible + problem.support))
     files.update(problem.candidate_glue)
-    return files
+    return handout_names(problem).handout_files(files)
 
 
 def grader_kit(root: Path | Problem, exercise: Exercise | str) -> dict[str, str]:

@@ -21,11 +21,12 @@ REFERENCE = "reference"
 PROJECT = "project"
 LAYOUT_FORMAT = "bugsmith-layout/1"
 
-# The candidate's `reference/__init__.py`: the corpus's own one says "correct reference".
+# The grader's `reference/__init__.py`: the corpus's own one says "correct reference". A handout
+# has no such level (`handout_names`).
 PACKAGE_INIT = '"""The code under test."""\n'
 CONFTEST = "reference/conftest.py"
-# The candidate's conftest: the suites' hypothesis settings without the corpus's comments,
-# which talk about the mutation machinery.
+# The candidate's conftest (the handout's root conftest.py): the suites' hypothesis settings
+# without the corpus's comments, which talk about the mutation machinery.
 CANDIDATE_CONFTEST = '''"""Hypothesis settings: few examples, the same ones on every run."""
 from hypothesis import HealthCheck, settings
 
@@ -39,7 +40,8 @@ settings.register_profile(
 )
 settings.load_profile("exercise")
 '''
-CANDIDATE_PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\ntestpaths = reference\n"
+# No testpaths: the handout names its package for the problem, and pytest finds its tests from the root.
+CANDIDATE_PYTEST_INI = "[pytest]\naddopts = -p no:cacheprovider\n"
 GRADER_PYTEST_INI = (
     "[pytest]\naddopts = -p no:cacheprovider\ntestpaths = reference\n"
     "markers =\n    hidden: held back from candidates; used to grade a fix\n"
@@ -56,7 +58,8 @@ class Problem:
     tests import it as the project does. `support` files are handed out as they are
     (conftest.py files, test helpers); `grader_support` files only the grader gets. The
     `*_glue` maps are generated files (package inits, pytest configuration) that replace or
-    add to the copied ones.
+    add to the copied ones. The paths are the project's; a built-in problem's handouts name
+    them without `reference/` (`handout_names`).
     """
 
     name: str

@@ -1,4 +1,4 @@
-"""Worked examples of `reference.attention` a candidate sees: softmax, scaling, masks, shapes."""
+"""Worked examples of the attention contract in `problem.md`: softmax, scaling, masks, shapes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Worked examples of `reference.auc` a candidate sees: the curve, ties, weights, inputs, errors."""
+"""Worked examples of the ROC contract in `problem.md`: the curve, ties, weights, inputs, errors."""
 
 import numpy as np
 import pytest

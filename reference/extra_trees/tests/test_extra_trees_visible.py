@@ -1,4 +1,4 @@
-"""Worked examples of the extra-trees contract in `reference/extra_trees/problem.md`."""
+"""Worked examples of the extra-trees contract in `problem.md`."""
 
 from __future__ import annotations
 

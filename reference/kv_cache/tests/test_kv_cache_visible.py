@@ -1,4 +1,4 @@
-"""Worked examples of the block allocator contract in `reference/kv_cache/problem.md`."""
+"""Worked examples of the block allocator contract in `problem.md`."""
 
 from __future__ import annotations
 

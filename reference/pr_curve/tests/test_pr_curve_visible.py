@@ -1,4 +1,4 @@
-"""Worked examples of `reference.pr_curve` a candidate sees: the curve, ties, weights, AP, errors."""
+"""Worked examples of the precision-recall contract in `problem.md`: the curve, ties, weights, AP, errors."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Example tests for `add_rolling_features`: the behaviour a candidate can read and run."""
+"""Example tests for `add_rolling_features`: the behaviour `problem.md` states, case by case."""
 import math
 
 import numpy as np

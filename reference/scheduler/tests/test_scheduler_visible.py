@@ -1,4 +1,4 @@
-"""Worked examples of the scheduler contract in `reference/scheduler/problem.md`."""
+"""Worked examples of the scheduler contract in `problem.md`."""
 
 from __future__ import annotations
 

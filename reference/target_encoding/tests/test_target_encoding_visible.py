@@ -1,4 +1,4 @@
-"""Example tests for `encode_train` and `encode_apply`: the behaviour a candidate can read and run."""
+"""Example tests for `encode_train` and `encode_apply`: the behaviour `problem.md` states, case by case."""
 import math
 
 import numpy as np
