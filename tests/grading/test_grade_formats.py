@@ -8,6 +8,7 @@ grade it came from.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import shutil
@@ -276,3 +277,19 @@ class TestRealGrades:
         lines = [p.get("value") for p in suite.find("properties") if p.get("name") == "process"]
         assert lines == process_lines(graded["pass"].process) and len(lines) >= 2
         assert lines[0].startswith("from the candidate's own log") and lines[-1].startswith("change ")
+
+
+def test_a_student_reads_test_ids_as_their_own_files_name_them() -> None:
+    """A built-in problem's handout drops `reference/`: the ids and messages a student reads on
+    Gradescope name `auc/tests/...` and `auc.`, the files they have, while the grade keeps the
+    project's paths."""
+    tests = (TestResult(id="reference/auc/tests/test_auc_visible.py::test_shown", hidden=False,
+                        outcome=TestOutcome.FAILED, message="in reference/auc/auc.py: reference.auc.roc_curve failed"),)
+    grade = Grade(exercise_id="exercise-01", problem="auc", tests=tests, fix="none", diff_lines=1, timed_out=False,
+                  duration=1.0, handout_level="reference")
+    (entry,) = gradescope_results(grade)["tests"]
+    assert entry["name"] == "auc/tests/test_auc_visible.py::test_shown"
+    assert "reference" not in entry["output"] and "auc/auc.py" in entry["output"]
+    assert grade.to_dict()["tests"][0]["id"].startswith("reference/auc/")
+    kept = dataclasses.replace(grade, handout_level="")
+    assert gradescope_results(kept)["tests"][0]["name"] == tests[0].id

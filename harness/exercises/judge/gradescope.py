@@ -40,6 +40,7 @@ from bugsmith.harness.exercises.judge.attempt_log import LogStatus
 from bugsmith.harness.exercises.judge.grade_text import verdict_reason
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult
 from bugsmith.harness.exercises.judge.process import Process
+from bugsmith.harness.exercises.sources.handout_names import HandoutNames
 from bugsmith.harness.shared.protocol import TestOutcome
 
 DOCUMENTATION = "https://gradescope-autograders.readthedocs.io/en/latest/specs/"
@@ -52,6 +53,7 @@ def gradescope_results(grade: Grade, *, points: float = 1.0, process_lines: Sequ
     instructor's process summary (`grade_text.process_lines`), is kept where no student sees it."""
     visible = [t for t in grade.tests if not t.hidden]
     held_back = [t for t in grade.tests if t.hidden]
+    shown = HandoutNames(level=grade.handout_level, packages=(grade.problem,))  # the student's file names
     return {
         "score": float(points) if grade.passed else 0.0,
         "execution_time": round(grade.duration),
@@ -64,8 +66,8 @@ def gradescope_results(grade: Grade, *, points: float = 1.0, process_lines: Sequ
         "extra_data": {"bugsmith": {**_facts(grade),
                                     "tampering": [_unnamed(r, held_back) for r in grade.tampering],
                                     "process": list(process_lines)}},
-        "tests": ([_test(t, f"1.{i}", VISIBLE, grade.sandboxed) for i, t in enumerate(visible, 1)]
-                  + [_test(t, f"2.{i}", AFTER_PUBLISHED, grade.sandboxed) for i, t in enumerate(held_back, 1)]),
+        "tests": ([_test(t, f"1.{i}", VISIBLE, grade.sandboxed, shown) for i, t in enumerate(visible, 1)]
+                  + [_test(t, f"2.{i}", AFTER_PUBLISHED, grade.sandboxed, shown) for i, t in enumerate(held_back, 1)]),
     }
 
 
@@ -82,17 +84,17 @@ def gradescope_failure(exercise_id: str, message: str) -> dict[str, Any]:
     }
 
 
-def _test(test: TestResult, number: str, visibility: str, sandboxed: bool) -> dict[str, Any]:
+def _test(test: TestResult, number: str, visibility: str, sandboxed: bool, shown: HandoutNames) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "status": "passed" if test.outcome == TestOutcome.PASSED else "failed",
-        "name": test.id,
+        "name": shown.test_id(test.id),
         "name_format": TEXT,
         "number": number,
         "tags": ["held back" if test.hidden else "visible"],
         "visibility": visibility,
         "extra_data": {"outcome": str(test.outcome)},
     }
-    output = _test_output(test, sandboxed)
+    output = shown.markdown(_test_output(test, sandboxed))
     if output:
         entry["output"] = output
         entry["output_format"] = TEXT

@@ -112,6 +112,9 @@ class Grade:
     differential: Differential | None = None
     bugs: tuple[BugResult, ...] = ()
     process: Process = NOT_READ  # how the candidate worked, from their log of test runs; never in `passed`
+    # The package level the handout dropped ("reference" for a built-in problem): what a format a
+    # student reads (Gradescope's) renames test ids by, so they name the files the student has.
+    handout_level: str = ""
 
     @property
     def tests_pass(self) -> bool:
@@ -171,7 +174,7 @@ def grade(pack: Path, exercise_id: str, submission: Path, *, timeout: float = DE
                 if any(t.outcome in (TestOutcome.NOT_RUN, TestOutcome.ERROR) for t in checked.tests) else ""),
         sandboxed=sandbox, canaries=checked.canaries, tampering=checked.tampering,
         differential=checked.differential, bugs=() if checked.tampering else _bugs(exercise, checked.tests),
-        process=process,
+        process=process, handout_level=names.level,
     )
     return replace(draft, fix=_fix_kind(code, exercise, draft.passed))
 
