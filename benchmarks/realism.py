@@ -13,7 +13,8 @@ and the buggy one, run every selected mutator on the fixed snippet through the e
 as `bugsmith mutants` does, and count the bug reproduced when one mutant's code equals the
 buggy snippet (compared as Python ASTs: layout, comments and quotes do not count). Each bug is
 classified by the PySStuBs-style pattern of its fix, and the figure is printed per pattern,
-with the mutants made on the changed statement ("per site").
+with the mutants made on the changed statement ("per site"). Fixes that only reorder statements
+are counted apart (reorders.py): which of them a mutant reproduces.
 
 Only the hunk is seen, not the upstream file: names bound further up, other methods of the
 class, imports are unknown. Mutators that need them (a sibling attribute, an imported
@@ -501,6 +502,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {site.bug} {site.file} [{site.pattern}] {' '.join(result.operators)}")
             print("-- fixed\n" + site.fixed + "-- buggy\n" + site.buggy)
     print("\n".join(report(results, skipped, len(bugs))))
+    import reorders  # imported here: it reads this module's helpers
+
+    print("\n".join(reorders.report(reorders.order_fixes(bugs, mutators))))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | {"file": s.file} for s, r in zip(sites, results)], indent=1))
     return 0

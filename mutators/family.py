@@ -81,6 +81,16 @@ class Family(enum.StrEnum):
         difficulty=1,
         hint="Follow the data: a variable, an argument order, an attribute or a call may be the wrong one.",
     )
+    # Generic: found from data flow in any code. Last, so that where a scheduling operator makes
+    # the same swap, its mutant (and its id and wording) stays.
+    ORDER = "order", FamilyInfo(
+        summary="the right statements in the wrong order: a check, a filter, a removal or a state "
+        "change one statement too early or too late",
+        domain=False,
+        difficulty=1,
+        hint="Check the order of neighbouring statements: a check after the change it guards, a filter "
+        "after the sum, a removal or a state change one line too late or too early.",
+    )
 
     # Two calls, two meanings: Enum calls `__new__` with each row above to make the members, and
     # afterwards `Family("shape")` is Enum's own lookup of a member by value, which the first
