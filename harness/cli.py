@@ -117,7 +117,11 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
         options = replace(options, preload=bool(preload))
     options = replace(options, sample=spec)
     factory = executor_factory(executor, scheduler)
-    result = harness.run(options, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
+
+    def run_once(chosen: config.RunOptions) -> RunResult:
+        return harness.run(chosen, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
+
+    result = run_once(options) if seconds is None else run_within(options, seconds, run_once, seed=sample_seed)
     for warning in result.warnings:
         click.echo(f"bugsmith: warning: {warning}", err=True)
     reports: list[Path] = []
@@ -213,6 +217,41 @@ def report(builtin, **paths) -> None:
 def _reports_folder(root: Path) -> str:
     table = config.read_table(root / "pyproject.toml") if (root / "pyproject.toml").is_file() else None
     return config.from_table(root, table or {}).reports
+
+
+@cli.command()
+@click.option("--prune", is_flag=True, help="Evict the least recently used entries now (to 90% of the cap).")
+@click.option("--to-mb", type=click.FloatRange(min=0), help="With --prune: down to this many MB instead.")
+@click.option("--check", is_flag=True, help="Read every page of the store; a damaged store is set aside.")
+@click.option("--json", "as_json", is_flag=True, help="The store's size, and what was pruned or checked, as JSON.")
+@_BUILTIN
+def cache(prune, to_mb, check, as_json, builtin) -> None:
+    """How big this project's store of verdicts is (rows and last uses per table); prune or check it.
+
+    After each run, the least recently used entries are evicted while the store is over its cap
+    (`store-cap-mb` in [tool.bugsmith], default 200).
+    """
+    from dataclasses import asdict
+
+    from bugsmith.harness import store_cap
+
+    if to_mb is not None and not prune:
+        raise click.UsageError("--to-mb goes with --prune")
+    root = config.project_root(Path.cwd(), builtin)
+    table = config.read_table(root / "pyproject.toml") if (root / "pyproject.toml").is_file() else None
+    cap_mb = config.from_table(root, table or {}).store_cap_mb
+    checked = store_cap.check_project(root) if check else None
+    pruned = store_cap.prune_project(root, cap_mb * store_cap.LOW_WATER if to_mb is None else to_mb) if prune else None
+    size = store_cap.measure(root, cap_mb)
+    if as_json:
+        click.echo(json.dumps({name: asdict(record) if record else None for name, record in
+                               (("store", size), ("pruned", pruned), ("checked", checked))}, indent=2))
+        return
+    if checked:
+        click.echo(f"checked every page of {checked.path}: sound")
+    if pruned:
+        click.echo(store_cap.pruned_text(pruned))
+    click.echo(store_cap.size_text(size) if size else f"no store in {root} yet")
 
 
 @cli.command()

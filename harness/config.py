@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from bugsmith.harness.sampling import SampleSpec
 
 STORE_DIR = ".bugsmith"
+DEFAULT_STORE_CAP_MB = 200
 ISOLATIONS = ("fork", "subprocess")
 # Test code and test kits are never mutated: a bug in a test is not a bug in the code.
 DEFAULT_EXCLUDE = (
@@ -59,6 +60,9 @@ class RunOptions:
     # Run a stratified random sample of the mutants and report the score with its interval
     # (harness.sampling); None: every mutant.
     sample: SampleSpec | None = None
+    # The store's size cap: after a run, the least recently used entries are evicted down to
+    # below it (harness.store_cap says why 200 MB by default).
+    store_cap_mb: int = DEFAULT_STORE_CAP_MB
 
     @property
     def store_path(self) -> Path:
@@ -267,6 +271,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(key="preload", check=_flag, field="preload", option="--preload/--no-preload"),
     Setting(key="equivalents", check=_path, field="equivalents"),
     Setting(key="reports", check=_path, field="reports"),
+    Setting(key="store-cap-mb", check=_whole(1), field="store_cap_mb"),
     Setting(key="exercises", check=_table),  # problems for `bugsmith exercises`: harness.exercises.sources.projects
 )
 

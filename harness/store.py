@@ -6,7 +6,15 @@ resumes where it stopped and a re-run after an edit re-tests only what the edit 
 Read-only commands open the file read-only and never create it, so `report` and `show` are
 safe while a run writes. One run at a time holds the store (`hold`): two runs at once would
 both do all the work, and each would report whichever run started last. The store is a cache
-of verdicts, so a damaged file is moved aside and rebuilt by `run`, never a traceback.
+of verdicts, so a damaged file is moved aside and rebuilt by `run`, never a traceback
+(harness.store_damage says what is checked when).
+
+Every entry keeps its last use: the generation of the session (one `Store.open` for writing)
+that last wrote or read it, in a narrow table of its own (`uses`: stamping a verdict read again
+must not rewrite its row, which SQLite rewrites whole, a few KB of covering tests). A write
+stamps it at once; a read is noted in memory and stamped with all the others when the session
+ends (`flush_uses`), so no hot loop pays a write per read. harness.store_cap evicts by it, least
+recently used first, after a run.
 """
 
 from __future__ import annotations
@@ -26,20 +34,33 @@ from typing import Any, TypeVar
 from bugsmith.errors import BugsmithError, HarnessError
 from bugsmith.harness.config import STORE_DIR, make_state_folder
 from bugsmith.harness.outcome import Outcome, RunResult, TestInfo
+from bugsmith.harness.store_damage import check_structure, damaged, is_damage, set_aside
 from bugsmith.mutators.mutant import Mutant
 
 T = TypeVar("T")
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS outcomes (key TEXT PRIMARY KEY, mutant_id TEXT, data TEXT);
-CREATE TABLE IF NOT EXISTS mutants (id TEXT PRIMARY KEY, data TEXT);
-CREATE TABLE IF NOT EXISTS baselines (fingerprint TEXT PRIMARY KEY, data TEXT);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT, duration REAL, finished INTEGER,
-    root TEXT, options TEXT, keys TEXT, tests TEXT, sources TEXT, dropped TEXT
-);
-CREATE TABLE IF NOT EXISTS extras (kind TEXT, key TEXT, data TEXT, PRIMARY KEY (kind, key));
-"""
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS outcomes (key TEXT PRIMARY KEY, mutant_id TEXT, data TEXT)",
+    "CREATE TABLE IF NOT EXISTS mutants (id TEXT PRIMARY KEY, data TEXT)",
+    "CREATE TABLE IF NOT EXISTS baselines (fingerprint TEXT PRIMARY KEY, data TEXT)",
+    "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT, duration REAL,"
+    " finished INTEGER, root TEXT, options TEXT, keys TEXT, tests TEXT, sources TEXT, dropped TEXT)",
+    "CREATE TABLE IF NOT EXISTS extras (kind TEXT, key TEXT, data TEXT, PRIMARY KEY (kind, key))",
+    # One row per session: its generation stamps what it uses.
+    "CREATE TABLE IF NOT EXISTS sessions (generation INTEGER PRIMARY KEY AUTOINCREMENT, opened TEXT, closed TEXT)",
+    # Each entry's last use: `entry` names its table, `kind` its kind among the extras ('' elsewhere).
+    "CREATE TABLE IF NOT EXISTS uses (entry TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,"
+    " used INTEGER NOT NULL, PRIMARY KEY (entry, kind, key)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS uses_used ON uses (used)",
+)
+# The tables of entries, and the column that names an entry in each (an extra is named by its
+# kind too). An entry without a stamp (a store from before last uses were kept) is older than any
+# with one. A run's record is stamped when written only (harness.store_cap keeps the last one).
+TABLES = {"outcomes": "key", "mutants": "id", "baselines": "fingerprint", "runs": "id", "extras": "key"}
+CHECKED = (*TABLES, "sessions", "uses")  # what opening reads the first pages of
+# A read's stamp: never older than the one the entry has.
+_STAMP = ("INSERT INTO uses VALUES (?, ?, ?, ?) ON CONFLICT (entry, kind, key) DO UPDATE SET used = excluded.used"
+          " WHERE used < excluded.used")
 
 
 LOCK_FILE = "run.lock"
@@ -71,50 +92,34 @@ def hold(folder: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def damaged(path: Path, error: Exception) -> HarnessError:
-    return HarnessError(f"the store {path} is damaged ({error}): `bugsmith run` moves it aside and"
-                        " starts a new one (its verdicts are recomputed), or delete it")
+def _create_tables(connection: sqlite3.Connection) -> None:
+    """Create what the store lacks (a store from before last uses were kept lacks `sessions` and
+    `uses`), in one transaction; a store that has it all is left alone, without a write lock."""
+    names = {name for (name,) in connection.execute("SELECT name FROM sqlite_schema")}
+    if names >= {*CHECKED, "uses_used"}:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in SCHEMA:
+            connection.execute(statement)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
 
 
-class _Unsound(sqlite3.DatabaseError):
-    """`PRAGMA quick_check` found damaged pages."""
-
-
-# SQLite's primary result codes for a damaged file (the low byte of an extended code).
-_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26
-
-
-def is_damage(error: sqlite3.Error) -> bool:
-    """Whether `error` says the file is damaged, as opposed to busy, locked or unreadable
-    (an OperationalError is also a DatabaseError, and a busy store must never be moved aside)."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(error, _Unsound) or (code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB))
-
-
-def set_aside(path: Path) -> Path:
-    """Move a damaged store to `<name>.corrupt-<time>` (kept for a bug report, never read
-    again), so that the next open starts a new one."""
-    aside = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
-    path.rename(aside)
-    for suffix in ("-wal", "-shm"):  # they belong to the damaged file, not to a new one
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return aside
-
-
-def _check(connection: sqlite3.Connection) -> None:
-    """Raise unless the file's pages are sound: milliseconds for a store of thousands of
-    verdicts, and it finds a file overwritten in the middle before anyone trusts any of it."""
-    problems = connection.execute("PRAGMA quick_check").fetchall()
-    if problems != [("ok",)]:
-        raise _Unsound(" ".join("; ".join(str(row[0]) for row in problems[:2]).split()))
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Store:
     def __init__(self, connection: sqlite3.Connection, *, path: Path | None = None,
-                 moved_aside: Path | None = None) -> None:
+                 moved_aside: Path | None = None, generation: int | None = None) -> None:
         self.db = connection
         self.path = path
         self.moved_aside = moved_aside  # where a damaged store went, when `open` rebuilt it
+        self.generation = generation  # this session's use stamp; None when read-only
+        self._read: set[tuple[str, str, str]] = set()  # (entry, kind, key) read and not yet stamped
 
     @classmethod
     def open(cls, path: Path) -> Store:
@@ -125,25 +130,31 @@ class Store:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            return cls(cls._connect(path), path=path)
+            connection, generation = cls._connect(path)
+            return cls(connection, path=path, generation=generation)
         except sqlite3.DatabaseError as error:
             if not is_damage(error):
                 raise
             aside = set_aside(path)
-            return cls(cls._connect(path), path=path, moved_aside=aside)
+            connection, generation = cls._connect(path)
+            return cls(connection, path=path, moved_aside=aside, generation=generation)
 
     @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
+    def _connect(path: Path) -> tuple[sqlite3.Connection, int]:
         connection = sqlite3.connect(path, isolation_level=None, timeout=30)
         try:
+            # Takes effect in a new file only (before its first table); an older store switches
+            # at its first eviction, by one VACUUM (harness.store_cap).
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
-            _check(connection)
-            connection.executescript(SCHEMA)
+            check_structure(connection, CHECKED)
+            _create_tables(connection)
+            generation = connection.execute("INSERT INTO sessions (opened) VALUES (?)", (_now(),)).lastrowid
         except BaseException:
             connection.close()
             raise
-        return connection
+        return connection, int(generation or 0)
 
     @classmethod
     def open_read_only(cls, path: Path) -> Store:
@@ -152,7 +163,7 @@ class Store:
         try:
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
             connection.execute("SELECT 1 FROM runs LIMIT 1")
-            _check(connection)
+            check_structure(connection, CHECKED)
         except sqlite3.Error as error:
             if is_damage(error):
                 raise damaged(path, error) from None
@@ -160,7 +171,41 @@ class Store:
         return cls(connection, path=path)
 
     def close(self) -> None:
+        """Stamp what this session read, mark it closed, and close the file. The stamps are
+        hints: a store that cannot take them now (busy, damaged) closes without them."""
+        if self.generation is not None:
+            try:
+                self.flush_uses()
+                self.db.execute("UPDATE sessions SET closed = ? WHERE generation = ?", (_now(), self.generation))
+            except sqlite3.Error:
+                pass
+            self.generation = None
         self.db.close()
+
+    # last uses ------------------------------------------------------------------------
+    def _used(self, entry: str, keys: Iterable[str], kind: str = "") -> None:
+        if self.generation is not None:
+            self._read.update((entry, kind, key) for key in keys)
+
+    def _stamp(self, entry: str, keys: Iterable[str], kind: str = "") -> None:
+        """Stamp entries this session writes (a write is always this session's latest use)."""
+        self.db.executemany("REPLACE INTO uses VALUES (?, ?, ?, ?)",
+                            [(entry, kind, key, self.generation) for key in keys])
+
+    def flush_uses(self) -> None:
+        """Stamp every entry this session read with its generation, in one transaction (a few
+        hundred bytes a page of stamps, not the entries' rows)."""
+        read, self._read = self._read, set()
+        if self.generation is None or not read:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany(_STAMP, [(*entry, self.generation) for entry in read])
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
 
     # outcomes -------------------------------------------------------------------------
     def cached(self, keys: Iterable[str]) -> dict[str, Outcome]:
@@ -170,6 +215,7 @@ class Store:
                 found[key] = Outcome.from_dict(json.loads(data))
             except (ValueError, KeyError, TypeError):
                 continue  # a garbled verdict is a cache miss: the run computes it again
+        self._used("outcomes", found)
         return found
 
     def _rows(self, table: str, column: str, ids: Iterable[str]) -> Iterator[tuple[str, str]]:
@@ -186,6 +232,7 @@ class Store:
             "INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
             (key, outcome.mutant_id, json.dumps(outcome.to_dict())),
         )
+        self._stamp("outcomes", (key,))
 
     def put_mutants(self, mutants: Iterable[Mutant]) -> None:
         """Store the mutants whose record is new or differs (a warm run's are mostly stored)."""
@@ -193,29 +240,41 @@ class Store:
         for mutant_id, data in self._rows("mutants", "id", list(rows)):
             if rows.get(mutant_id) == data:
                 del rows[mutant_id]
+                self._used("mutants", (mutant_id,))
         if rows:
             with self.db:
                 self.db.executemany("INSERT OR REPLACE INTO mutants VALUES (?, ?)", list(rows.items()))
+                self._stamp("mutants", rows)
 
     def mutant(self, mutant_id: str) -> Mutant | None:
         row = self.db.execute("SELECT data FROM mutants WHERE id = ?", (mutant_id,)).fetchone()
-        return Mutant.from_dict(json.loads(row[0])) if row else None
+        if row is None:
+            return None
+        self._used("mutants", (mutant_id,))
+        return Mutant.from_dict(json.loads(row[0]))
 
     def mutants(self, ids: Iterable[str]) -> dict[str, Mutant]:
         """The stored mutants of `ids` (one query per 500, not one each: a run's report reads them all)."""
-        return {mutant_id: Mutant.from_dict(json.loads(data)) for mutant_id, data in self._rows("mutants", "id", ids)}
+        found = {mutant_id: Mutant.from_dict(json.loads(data)) for mutant_id, data in self._rows("mutants", "id", ids)}
+        self._used("mutants", found)
+        return found
 
     # baselines ------------------------------------------------------------------------
     def baseline(self, fingerprint: str) -> dict[str, Any] | None:
         row = self.db.execute("SELECT data FROM baselines WHERE fingerprint = ?", (fingerprint,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        self._used("baselines", (fingerprint,))
+        return json.loads(row[0])
 
     def baselines(self) -> list[dict[str, Any]]:
-        """Every stored baseline (a throwaway project's store holds the one of its run)."""
+        """Every stored baseline (a throwaway project's store holds the one of its run; a
+        read-only store's reader, so no last use changes)."""
         return [json.loads(data) for (data,) in self.db.execute("SELECT data FROM baselines")]
 
     def put_baseline(self, fingerprint: str, data: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO baselines VALUES (?, ?)", (fingerprint, json.dumps(data)))
+        self._stamp("baselines", (fingerprint,))
 
     # runs -----------------------------------------------------------------------------
     def start_run(self, *, started: str, root: str, options: dict[str, Any], keys: dict[str, str],
@@ -227,7 +286,9 @@ class Store:
              json.dumps([{"id": t.id, "file": t.file, "duration": t.duration} for t in tests]),
              json.dumps(sources), json.dumps(dropped)),
         )
-        return int(cursor.lastrowid or 0)
+        run_id = int(cursor.lastrowid or 0)
+        self._stamp("runs", (str(run_id),))
+        return run_id
 
     def finish_run(self, run_id: int, duration: float) -> None:
         self.db.execute("UPDATE runs SET duration = ?, finished = 1 WHERE id = ?", (duration, run_id))
@@ -276,12 +337,13 @@ class Store:
             dropped_equivalent=dropped.get("equivalent", 0),
             dropped_duplicates=dropped.get("duplicates", 0),
             # The tree's check comes after the run is recorded, so its warnings are an extra.
-            warnings=(*dropped.get("warnings", ()), *self.extras("warnings").get(started, {}).get("warnings", ())),
+            warnings=(*dropped.get("warnings", ()), *(self.extras_at("warnings", started) or {}).get("warnings", ())),
         )
 
     # results of later stages (triage, exercises) ---------------------------------------
     def put_extra(self, kind: str, key: str, data: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO extras VALUES (?, ?, ?)", (kind, key, json.dumps(data)))
+        self._stamp("extras", (key,), kind)
 
     def by_content(self, kind: str, content: bytes, compute: Callable[[], T],
                    encode: Callable[[T], dict[str, Any]], decode: Callable[[dict[str, Any]], T]) -> T:
@@ -302,39 +364,53 @@ class Store:
     def extras_at(self, kind: str, key: str) -> dict[str, Any] | None:
         """One extra, None if absent or garbled (the extras are caches: a miss is recomputed)."""
         row = self.db.execute("SELECT data FROM extras WHERE kind = ? AND key = ?", (kind, key)).fetchone()
+        if row is None:
+            return None
+        self._used("extras", (key,), kind)
         try:
-            return json.loads(row[0]) if row else None
+            return json.loads(row[0])
         except ValueError:
             return None
 
     def extras(self, kind: str) -> dict[str, dict[str, Any]]:
-        return {k: json.loads(d) for k, d in self.db.execute("SELECT key, data FROM extras WHERE kind = ?", (kind,))}
+        """Every extra of `kind`: a caller that reads a kind whole uses all of it."""
+        found = {k: json.loads(d) for k, d in self.db.execute("SELECT key, data FROM extras WHERE kind = ?", (kind,))}
+        self._used("extras", found, kind)
+        return found
 
 
 # What the read-only commands (`report`, `show`) ask of a project's store ---------------------
-def last_run(root: Path) -> RunResult:
-    """The project's most recent run, read from its store without writing to it."""
+@contextmanager
+def reading(root: Path) -> Iterator[Store]:
+    """The project's store, read-only; a damaged page met while reading is the one-line error
+    `damaged`, as one met at the open is (opening reads only a few pages)."""
     path = root / STORE_DIR / "bugsmith.sqlite"
-    if not path.is_file():
-        raise BugsmithError(f"no bugsmith run in {root} yet: run `bugsmith run` first")
     store = Store.open_read_only(path)
     try:
-        return store.last_run()
+        yield store
+    except sqlite3.DatabaseError as error:
+        if is_damage(error):
+            raise damaged(path, error) from None
+        raise
     finally:
         store.close()
+
+
+def last_run(root: Path) -> RunResult:
+    """The project's most recent run, read from its store without writing to it."""
+    if not (root / STORE_DIR / "bugsmith.sqlite").is_file():
+        raise BugsmithError(f"no bugsmith run in {root} yet: run `bugsmith run` first")
+    with reading(root) as store:
+        return store.last_run()
 
 
 def stored_mutant(root: Path, mutant_id: str) -> tuple[Mutant | None, Outcome | None]:
     """A mutant the project's store knows, and its outcome in the last run (None if it has none);
     (None, None) when the project has no store or the store does not know the mutant."""
-    path = root / STORE_DIR / "bugsmith.sqlite"
-    if not path.is_file():
+    if not (root / STORE_DIR / "bugsmith.sqlite").is_file():
         return None, None
-    store = Store.open_read_only(path)
-    try:
+    with reading(root) as store:
         mutant = store.mutant(mutant_id)
         if mutant is None:
             return None, None
         return mutant, next((o for o in store.last_run().outcomes if o.mutant_id == mutant_id), None)
-    finally:
-        store.close()

@@ -38,6 +38,7 @@ from bugsmith.harness.outcome import RunResult
 from bugsmith.harness.shared import preload
 from bugsmith.harness.since import check_ref
 from bugsmith.harness.store import Store, hold, is_damage, set_aside
+from bugsmith.harness.store_cap import MB, keep_under
 
 if TYPE_CHECKING:  # libcst takes a second to import: a warm run imports it only to parse edited files
     from bugsmith.mutators.base import Mutator
@@ -81,8 +82,9 @@ def run(
             if warnings:  # after the ones the run stored while it ran
                 earlier = (store.extras_at("warnings", started_at) or {}).get("warnings", [])
                 store.put_extra("warnings", started_at, {"warnings": [*earlier, *warnings]})
+            keep_under(store, options.store_cap_mb * MB)  # after the run, never during it
             return replace(result, warnings=result.warnings + warnings)
-        except sqlite3.DatabaseError as error:  # damage quick_check did not see at the start
+        except sqlite3.DatabaseError as error:  # damage met by a query (opening reads only a few pages)
             if not is_damage(error):
                 raise
             store.close()

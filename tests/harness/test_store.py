@@ -116,12 +116,18 @@ def test_a_run_returns_its_own_result_when_another_run_started_later(shop: Path)
 
 
 def damage(path: Path, how: str) -> None:
-    data = path.read_bytes()
+    data = bytearray(path.read_bytes())
     if how == "truncated":
         path.write_bytes(data[: len(data) // 3])
-    else:  # garbage over the middle, header intact
-        middle = len(data) // 2
-        path.write_bytes(data[:middle - 2048] + os.urandom(4096) + data[middle + 2048:])
+        return
+    # garbage over the first page of the verdicts (header and schema intact): opening reads it,
+    # though no longer every page (tests/harness/test_store_cap.py: damage it does not read)
+    connection = sqlite3.connect(path)
+    page = connection.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'outcomes'").fetchone()[0]
+    size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    data[(page - 1) * size : page * size] = os.urandom(size)
+    path.write_bytes(bytes(data))
 
 
 @pytest.mark.parametrize("how", ["truncated", "overwritten"])
@@ -144,7 +150,8 @@ def test_a_damaged_store_is_moved_aside_and_rebuilt(shop: Path, how: str) -> Non
 
     reported = invoke(shop, "report")
     assert isinstance(reported.exception, HarnessError), reported.output
-    assert "is damaged" in str(reported.exception) and "`bugsmith run` moves it aside" in str(reported.exception)
+    assert "is damaged" in str(reported.exception) and "`bugsmith cache --check` moves it aside" in str(
+        reported.exception)
     assert "\n" not in str(reported.exception)
 
     done = subprocess.run([sys.executable, "-m", "bugsmith", "run", "--no-report"], cwd=shop,
@@ -176,7 +183,7 @@ def test_a_busy_store_is_never_taken_for_a_damaged_one(tmp_path: Path) -> None:
 
 
 def test_damage_found_during_a_run_sets_the_store_aside(shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Damage that quick_check missed and a query meets mid-run: one line (exit 4), and the
+    """Damage the open did not read and a query meets mid-run: one line (exit 4), and the
     store is already set aside, so the next run starts a new one instead of failing again."""
     assert invoke(shop, "run", "--no-report").exit_code == 0
 
