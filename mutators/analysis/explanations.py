@@ -53,6 +53,13 @@ def spelled_out(
     return wrapper
 
 
+def whole_change(old: str, new: str, why: str) -> str:
+    """An explanation quoting two whole expressions, `old` and `new`, for a change the engine would
+    quote as one token (`!=` -> `>`); the braces of the code are kept from the engine's format."""
+    old, new = _excerpts(old, new)
+    return f"`{old}` became `{new}`: {why}".replace("{", "{{").replace("}", "}}")
+
+
 def _common_prefix(a: str, b: str) -> int:
     size = 0
     while size < min(len(a), len(b)) and a[size] == b[size]:

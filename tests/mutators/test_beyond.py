@@ -29,6 +29,7 @@ SAMPLE = textwrap.dedent(
 
     from bisect import bisect_left, bisect_right
     from collections import deque
+    from numbers import Integral
 
     import numpy as np
 
@@ -105,6 +106,12 @@ SAMPLE = textwrap.dedent(
 
     def ranked(df, model, proba):
         return df.groupby(["user", "day"]).sum(), model.classes_[proba.argmax(axis=1)]
+
+
+    def bootstrap(rng, X, n: Integral):
+        if not isinstance(n, Integral) or not isinstance(X, (np.ndarray, list)):
+            raise TypeError("n must be an integer and X an array")
+        return X[rng.choice(len(X), size=n)]
     '''
 )
 
@@ -352,3 +359,84 @@ def test_the_real_bugs_of_issue_16_are_made(fixed, buggy):
     mutators = [cls() for cls in registry.all_mutators()]
     made = mutants_of_source(fixed, file="bug.py", module="bug", mutators=mutators)
     assert buggy in {mutant.apply(fixed) for mutant in made.mutants}
+
+
+def test_a_dropped_alternative_keeps_the_display_and_its_trailing_comma():
+    """`x in [a, b, c,]` less one is still a list with its trailing comma; a set stays a set."""
+    before = "def f(x, y):\n    return x in [A, B, C,], y not in {1, 2, 3}\n"
+    got = mutated_sources(beyond.DropAlternative(), before)
+    assert "def f(x, y):\n    return x in [B, C,], y not in {1, 2, 3}\n" in got
+    assert "def f(x, y):\n    return x in [A, B, C,], y not in {1, 2}\n" in got
+    assert len(got) == 6
+
+
+def test_alternatives_given_with_a_start_or_spread_from_a_name_are_left_alone():
+    """`s.startswith((a, b), 1)` tests a slice; `isinstance(x, (*kinds, int))` spreads a name."""
+    before = "def f(s, x, kinds):\n    return s.startswith(('a', 'b'), 1), isinstance(x, (*kinds, int))\n"
+    assert mutated_sources(beyond.DropAlternative(), before) == []
+
+
+def test_a_type_check_narrows_inside_a_tuple_and_through_a_module():
+    """`numbers.Integral` in a tuple becomes `int`; `np.issubdtype(d, np.floating)` widens to `np.number`."""
+    before = (
+        "import numbers\nimport numpy as np\n\ndef f(n, d):\n"
+        "    return isinstance(n, (numbers.Integral, str)), np.issubdtype(d, np.floating)\n"
+    )
+    assert mutated_sources(beyond.TypeCheck(), before) == [
+        "import numbers\nimport numpy as np\n\ndef f(n, d):\n"
+        "    return isinstance(n, (int, str)), np.issubdtype(d, np.floating)\n",
+        "import numbers\nimport numpy as np\n\ndef f(n, d):\n"
+        "    return isinstance(n, (numbers.Integral, str)), np.issubdtype(d, np.number)\n",
+    ]
+
+
+def test_a_pandas_predicate_imported_by_name_changes_only_to_one_imported_beside_it():
+    """`is_numeric_dtype(s)` may become `is_float_dtype(s)` only where that name is imported too."""
+    before = (
+        "from pandas.api.types import is_float_dtype, is_numeric_dtype\n\n"
+        "def f(s):\n    return is_numeric_dtype(s)\n"
+    )
+    assert mutated_sources(beyond.TypeCheck(), before) == [
+        "from pandas.api.types import is_float_dtype, is_numeric_dtype\n\n"
+        "def f(s):\n    return is_float_dtype(s)\n"
+    ]
+
+
+def test_a_range_end_is_dropped_in_a_while_and_an_assert_but_not_in_a_value():
+    """Conditions of `while` and `assert` are checks; a range computed into a mask is not."""
+    before = (
+        "def f(i, n, x, lo, hi):\n    while 0 <= i < n:\n        i += 1\n"
+        "    assert lo <= hi <= n, 'bounds'\n    return (lo < x) & (x < hi), lo < x < hi\n"
+    )
+    got = mutated_sources(beyond.DropRangeEnd(), before)
+    assert sorted(got) == sorted([
+        "def f(i, n, x, lo, hi):\n    while i < n:\n        i += 1\n"
+        "    assert lo <= hi <= n, 'bounds'\n    return (lo < x) & (x < hi), lo < x < hi\n",
+        "def f(i, n, x, lo, hi):\n    while 0 <= i:\n        i += 1\n"
+        "    assert lo <= hi <= n, 'bounds'\n    return (lo < x) & (x < hi), lo < x < hi\n",
+        "def f(i, n, x, lo, hi):\n    while 0 <= i < n:\n        i += 1\n"
+        "    assert hi <= n, 'bounds'\n    return (lo < x) & (x < hi), lo < x < hi\n",
+        "def f(i, n, x, lo, hi):\n    while 0 <= i < n:\n        i += 1\n"
+        "    assert lo <= hi, 'bounds'\n    return (lo < x) & (x < hi), lo < x < hi\n",
+    ])
+
+
+def test_no_alternative_is_dropped_or_narrowed_when_a_wider_one_stays_listed():
+    """`(tuple, list, Sequence)` less `tuple` is the same test, and `Sequence` -> `list` repeats
+    `list`: only `Sequence` itself may be dropped; `(int, bool)` may lose `int`, not `bool`."""
+    before = "def f(seq, n):\n    return isinstance(seq, (tuple, list, Sequence)), isinstance(n, (int, bool))\n"
+    assert mutated_sources(beyond.TypeCheck(), before) == []
+    assert mutated_sources(beyond.DropAlternative(), before) == [
+        "def f(seq, n):\n    return isinstance(seq, (tuple, list)), isinstance(n, (int, bool))\n",
+        "def f(seq, n):\n    return isinstance(seq, (tuple, list, Sequence)), isinstance(n, bool)\n",
+    ]
+
+
+def test_a_range_end_explanation_quotes_the_whole_range_braces_included():
+    """The explanation names both whole comparisons, and braces in them survive its formatting."""
+    source = "def f(i, n):\n    if not 0 <= i < {'n': n}['n']:\n        raise IndexError(i)\n"
+    result = mutants_of_source(source, file="m.py", module="m", mutators=[beyond.DropRangeEnd()])
+    assert [m.explanation.split("`: ")[0] for m in result.mutants] == [
+        "`0 <= i < {'n': n}['n']` became `i < {'n': n}['n']",
+        "`0 <= i < {'n': n}['n']` became `0 <= i",
+    ]

@@ -213,3 +213,28 @@ def test_unusual_syntax_does_not_crash_and_every_mutant_compiles():
     assert mutants, "expected some sites in the unusual snippet"
     for mutant in mutants:
         compile(mutant.apply(UNUSUAL), "unusual.py", "exec")
+
+
+def test_a_label_set_compared_for_equality_becomes_a_count_of_two():
+    """`set(y) == {0, 1}` (both labels present) becomes `len(set(y)) == 2`, inside any expression."""
+    before = "def f(y):\n    ok = set(y) == {0, 1} and len(y) > 1\n    return ok\n"
+    assert mutated_sources(metric.LabelSetToCount(), before) == [
+        "def f(y):\n    ok = len(set(y)) == 2 and len(y) > 1\n    return ok\n"
+    ]
+
+
+def test_a_label_check_standing_where_parentheses_are_needed_gets_them():
+    """`2 * np.isin(y, (0, 1)).all()` keeps its meaning: the count is parenthesised."""
+    before = "import numpy as np\n\ndef f(y):\n    return 2 * np.isin(y, (0, 1)).all()\n"
+    assert mutated_sources(metric.LabelSetToCount(), before) == [
+        "import numpy as np\n\ndef f(y):\n    return 2 * (len(np.unique(y)) <= 2)\n"
+    ]
+
+
+def test_label_sets_that_are_not_literals_or_not_numpy_are_left_alone():
+    """A set of names, `isin` of a module not an array library, `.all(axis=0)` of a 2-D mask are no label checks."""
+    before = (
+        "import numpy as np\n\ndef f(y, a, b, Y):\n"
+        "    return set(y) <= {a, b}, sets.isin(y, (0, 1)).all(), np.isin(Y, (0, 1)).all(axis=0)\n"
+    )
+    assert mutated_sources(metric.LabelSetToCount(), before) == []

@@ -131,3 +131,34 @@ def test_reference_mutants_apply_and_compile(path):
         mutated = mutant.apply(source)
         assert mutated != source
         compile(mutated, path.name, "exec")
+
+
+def test_a_dimension_check_under_not_is_an_accepting_one():
+    """`if not x.ndim == 2: raise` states what is accepted, as an `assert` does: `==` loosens to `>=`/`<=`."""
+    before = "def f(x):\n    if not x.ndim == 2:\n        raise ValueError\n    return x\n"
+    assert sorted(mutated_sources(shape.DimensionCheck(), before)) == [
+        "def f(x):\n    if not x.ndim <= 2:\n        raise ValueError\n    return x\n",
+        "def f(x):\n    if not x.ndim >= 2:\n        raise ValueError\n    return x\n",
+    ]
+
+
+def test_a_dimension_check_in_an_elif_or_beside_another_clause_is_a_check():
+    """An `elif` that raises and an `or` beside the count are checks too; an `if` that returns is not."""
+    before = (
+        "def f(x, y):\n    if x.size == 0 or x.ndim != 1:\n        raise ValueError\n"
+        "    elif len(y.shape) > 2:\n        raise ValueError('y')\n    if y.ndim != 1:\n        return y.ravel()\n"
+    )
+    assert mutated_sources(shape.DimensionCheck(), before) == [
+        "def f(x, y):\n    if x.size == 0 or x.ndim > 1:\n        raise ValueError\n"
+        "    elif len(y.shape) > 2:\n        raise ValueError('y')\n    if y.ndim != 1:\n        return y.ravel()\n",
+        "def f(x, y):\n    if x.size == 0 or x.ndim < 1:\n        raise ValueError\n"
+        "    elif len(y.shape) > 2:\n        raise ValueError('y')\n    if y.ndim != 1:\n        return y.ravel()\n",
+        "def f(x, y):\n    if x.size == 0 or x.ndim != 1:\n        raise ValueError\n"
+        "    elif len(y.shape) != 2:\n        raise ValueError('y')\n    if y.ndim != 1:\n        return y.ravel()\n",
+    ]
+
+
+def test_a_dimension_check_against_a_name_or_inside_a_call_is_left_alone():
+    """`x.ndim != k` has no literal to compare with, and `bool(x.ndim != 2)` is not the check's own test."""
+    before = "def f(x, k):\n    if x.ndim != k or bool(x.ndim != 2):\n        raise ValueError\n"
+    assert mutated_sources(shape.DimensionCheck(), before) == []

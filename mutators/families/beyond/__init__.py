@@ -22,9 +22,11 @@ from bugsmith.mutators.families.beyond.forgotten_parts import (
     DropOperand,
     LabelToIndex,
 )
+from bugsmith.mutators.families.beyond.keywords import BeyondKeywordTrap
 from bugsmith.mutators.families.beyond.membership import WrongContainer
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
 from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
+from bugsmith.mutators.families.beyond.validation import DropAlternative, DropRangeEnd, TypeCheck
 from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
 from bugsmith.mutators.families.beyond.wrong_values import SwapException, SwapSentinel
 
@@ -62,4 +64,9 @@ MUTATORS = (
     LabelToIndex,
     # Added for issue 16's catalogue: the wrong collection checked for membership.
     WrongContainer,
+    # Issue 40: a keyword trap of the one table; a check loosened or tightened by one case.
+    BeyondKeywordTrap,
+    DropAlternative,
+    TypeCheck,
+    DropRangeEnd,
 )

@@ -9,6 +9,8 @@ and by the names every ROC implementation uses (tps/fps, tpr/fpr), never by our 
 
 from bugsmith.mutators.families.metric.area import RectangleRule, StepAtWrongEnd, TrapezoidToSum
 from bugsmith.mutators.families.metric.class_roles import SwapCurveAxes, WrongClassCount
+from bugsmith.mutators.families.metric.keywords import MetricKeywordTrap
+from bugsmith.mutators.families.metric.label_checks import LabelSetToCount
 from bugsmith.mutators.families.metric.origin import DropOrigin
 from bugsmith.mutators.families.metric.ranking import FlipSortOrder, OrdinalRanks, SplitTieGroups, UnstableSort
 
@@ -23,4 +25,7 @@ MUTATORS = (
     StepAtWrongEnd,
     SwapCurveAxes,
     DropOrigin,
+    # Issue 40: a keyword trap of the one table, and a label check turned into a count.
+    MetricKeywordTrap,
+    LabelSetToCount,
 )

@@ -6,7 +6,9 @@ returns numbers. Each mutator matches a call or indexing pattern, never a file o
 """
 
 from bugsmith.mutators.families.shape.axes import DropKeepdims, SwapAxis, TransposeEinsumOutput
+from bugsmith.mutators.families.shape.dimension_checks import DimensionCheck
 from bugsmith.mutators.families.shape.indexing import ColumnToRow, DropNewAxis
+from bugsmith.mutators.families.shape.keywords import ShapeKeywordTrap
 from bugsmith.mutators.families.shape.reshaping import DropFlatten, DropSqueeze, SqueezeAllAxes, TransposeReshape
 
 MUTATORS = (
@@ -19,4 +21,7 @@ MUTATORS = (
     TransposeEinsumOutput,
     DropNewAxis,
     ColumnToRow,
+    # Issue 40: a keyword trap of the one table, and a dimension check loosened or tightened.
+    ShapeKeywordTrap,
+    DimensionCheck,
 )

@@ -7,6 +7,15 @@ limit-like names), never by our own file or function names.
 """
 
 from bugsmith.mutators.families.window.bounds import BoundaryComparison, RangeBound, SliceBound
+from bugsmith.mutators.families.window.keywords import WindowKeywordTrap
 from bugsmith.mutators.families.window.rolling import MinPeriods, WindowSize
 
-MUTATORS = (WindowSize, MinPeriods, RangeBound, SliceBound, BoundaryComparison)
+MUTATORS = (
+    WindowSize,
+    MinPeriods,
+    RangeBound,
+    SliceBound,
+    BoundaryComparison,
+    # Issue 40: the edge keywords of the one table of keyword traps.
+    WindowKeywordTrap,
+)

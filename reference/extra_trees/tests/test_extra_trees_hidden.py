@@ -404,6 +404,9 @@ def test_fit_rejects_bad_hyperparameters(kind: type[Forest], params: dict[str, A
         {"n_estimators": 1}, {"min_samples_split": 2}, {"min_samples_leaf": 1}, {"max_depth": 1},
         {"max_features": 1}, {"max_features": 2}, {"max_features": 1.0},
         {"max_features": np.int64(2)},
+        # numpy integers are integers, as in scikit-learn: a count read from an array is one
+        {"n_estimators": np.int64(2), "min_samples_split": np.int64(2), "min_samples_leaf": np.int64(1),
+         "max_depth": np.int64(1)},
     ],
 )
 def test_fit_accepts_the_boundary_hyperparameters(
