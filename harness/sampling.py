@@ -10,9 +10,10 @@ of about a thousand estimates the full score within a few points (Gopinath, Jens
   sample takes each group's first ones; a larger sample with the same seed holds the smaller one
   (but for a remainder that moves between groups), so a second run with a bigger `--sample`
   re-runs nothing: the store has the first run's verdicts.
-- *Interval*: Wilson's score interval at 95 % on the sampled mutants that count, with the finite
-  population correction (a sample of every mutant has no width). It treats the sample as simple
-  random, which stratification only makes more precise: the interval is conservative.
+- *Interval*: Wilson's score interval at 95 % with continuity correction on the sampled mutants
+  that count, with the finite population correction (a sample of every mutant has no width). It
+  treats the sample as simple random, which stratification only makes more precise: the interval
+  is conservative.
 """
 
 from __future__ import annotations
@@ -110,8 +111,11 @@ class Estimate:
 
 
 def wilson(killed: int, counted: int, sampled: int, population: int) -> tuple[float, float]:
-    """Wilson's 95 % interval for `killed` of `counted`, as fractions, narrowed by the finite
-    population correction: `sampled` of `population` mutants were drawn."""
+    """Wilson's 95 % interval with continuity correction (Newcombe's 1998 method 4) for `killed`
+    of `counted`, as fractions, narrowed by the finite population correction: `sampled` of
+    `population` mutants were drawn. The correction keeps the interval honest where scores sit
+    near 100 %: one survivor in a sample of a suite with one survivor in all must not make the
+    interval miss the full score, as the plain Wilson interval does."""
     if counted == 0:
         return 0.0, 1.0
     share = killed / counted
@@ -120,9 +124,11 @@ def wilson(killed: int, counted: int, sampled: int, population: int) -> tuple[fl
         return share, share
     n = counted / remaining  # the correction, as a larger effective sample
     z2 = Z_95 * Z_95
-    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z_95 * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if share == 0 else (2 * n * share + z2 - 1 - Z_95 * math.sqrt(
+        max(0.0, z2 - 2 - 1 / n + 4 * share * (n * (1 - share) + 1)))) / (2 * (n + z2))
+    high = 1.0 if share == 1 else (2 * n * share + z2 + 1 + Z_95 * math.sqrt(
+        max(0.0, z2 + 2 - 1 / n + 4 * share * (n * (1 - share) - 1)))) / (2 * (n + z2))
+    return max(0.0, low), min(1.0, high)
 
 
 def estimate(outcomes: Sequence[Outcome], population: int, seed: int) -> Estimate | None:

@@ -88,6 +88,22 @@ def test_the_interval_covers_the_full_score_at_least_as_often_as_it_says() -> No
     assert widest <= 3.0, widest
 
 
+def test_one_survivor_in_a_sample_still_holds_a_score_near_one_hundred() -> None:
+    """The corpus has one survivor in 1,444 mutants: a 10 % sample that draws it must not call
+    the full score out of reach (the plain Wilson interval did, for 4 seeds in 30)."""
+    mutants = population(1444, seed=2)
+    full = {m.id: Outcome(mutant_id=m.id, status=Status.KILLED) for m in mutants}
+    full[mutants[100].id] = Outcome(mutant_id=mutants[100].id, status=Status.SURVIVED)
+    truth = 100 * 1443 / 1444
+    drew_it = 0
+    for seed in range(200):
+        sample = stratified_sample(mutants, 145, seed)
+        found = estimate([full[m.id] for m in sample], population=1444, seed=seed)
+        assert found is not None and found.low <= truth <= found.high, seed
+        drew_it += mutants[100] in sample
+    assert drew_it >= 5  # the case happened
+
+
 def test_a_sample_of_every_mutant_has_no_width_and_nothing_counted_says_nothing() -> None:
     assert wilson(80, 100, 100, 100) == (0.8, 0.8)
     low, high = wilson(80, 100, 100, 1000)
