@@ -278,16 +278,45 @@ def init(dry_run) -> None:
 @click.option("--seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
               help="Search time per survivor.")
 @click.option("--jobs", type=int, help="Worker processes (default: one per core).")
+@click.option("--write", "write_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the verified tests into this file (each checked again: passes on the original,"
+                   " fails on its mutant).")
+@click.option("--force", is_flag=True, help="With --write: replace the file if it exists.")
 @_BUILTIN
-def triage(mutant_ids, seconds, jobs, builtin) -> None:
+def triage(mutant_ids, seconds, jobs, write_path, force, builtin) -> None:
     """Classify the last run's survivors and suggest the missing tests (all by default)."""
     from bugsmith.harness.triage import TriageOptions, triage_text
     from bugsmith.harness.triage import triage as run_triage
+    from bugsmith.harness.triage.found_tests import refuse_overwrite, write_tests
 
+    if write_path is not None:
+        refuse_overwrite(write_path, force)  # before the search, not after it
     options = config.resolve(Path.cwd(), builtin=builtin, jobs=jobs)
     result = run_triage(options, tuple(mutant_ids), settings=TriageOptions(search_seconds=seconds),
-                        progress=_progress(sys.stderr.isatty()))
+                        progress=_triage_progress(sys.stderr.isatty()))
     click.echo(triage_text(result))
+    if write_path is not None:
+        click.echo(write_tests(options, result.findings, write_path, force=force).summary())
+
+
+def _triage_progress(interactive: bool):
+    """Triage's own counts: a redrawn line on a terminal, a line every few seconds in a log."""
+    from bugsmith.harness.triage.display import TriageProgress
+
+    lines = TriageProgress(every=0.0 if interactive else 5.0)
+
+    def show(event) -> None:
+        line = lines.line(event)
+        if line is None:
+            return
+        if not interactive:
+            click.echo(line, err=True)
+            return
+        click.echo("\r" + line + "\x1b[K", nl=False, err=True)
+        if event.done >= event.total:
+            click.echo("", err=True)
+
+    return show
 
 
 @cli.command()

@@ -87,7 +87,7 @@ def _triage(options: RunOptions, mutant_ids: Sequence[str], settings: TriageOpti
     try:
         last = store.last_run()
         survivors = _survivors(last, mutant_ids, uncovered=settings.uncovered)
-        setup = _setup(options, last)
+        setup = suite_setup(options, last)
         recording_started = time.monotonic()
         targets = {(_path(options, m), callee(m, last.sources[m.file])) for m in survivors if m.function}
         recorded = record_calls(setup, targets, settings.recording, options.sandbox) if survivors else {}
@@ -113,7 +113,7 @@ def _survivors(last: RunResult, wanted: Sequence[str], *, uncovered: bool = Fals
     return [mutants[i] for i in (wanted or sorted(survived)) if i in mutants]
 
 
-def _setup(options: RunOptions, last: RunResult) -> WorkerSetup:
+def suite_setup(options: RunOptions, last: RunResult) -> WorkerSetup:
     """The last run's tests, on the files it mutated, which must not have changed since."""
     root = options.root.resolve()
     for file, text in last.sources.items():
@@ -191,7 +191,16 @@ def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivo
         pool.run(probes, on_probe)
         checks = [job for m in survivors for job in _check_jobs(options, last, m, found[m.id])]
         checked: dict[str, Checked] = {}
-        pool.run(checks, lambda job, verdict: _keep_checked(checked, job, verdict))
+        checks_started, done = time.monotonic(), [0]
+
+        def on_check(job: Job, verdict: Verdict) -> None:
+            _keep_checked(checked, job, verdict)
+            done[0] += 1
+            if progress:
+                progress(Progress(done=done[0], total=len(checks), counts={},
+                                  elapsed=time.monotonic() - checks_started, stage="checks"))
+
+        pool.run(checks, on_check)
     return [_finding(m, found[m.id], checked) for m in survivors]
 
 

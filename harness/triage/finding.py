@@ -38,7 +38,7 @@ class Finding:
         # may not show in them: two texts in other Unicode normalisations print alike) is not.
         _, _, where = self.why.partition(": ")
         return f"{self.call}{made_by}: the original {self.expected}, the mutant {self.actual}" + (
-            f" ({where})" if where else "")
+            f" ({where})" if where and where not in self.actual else "")
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -6,7 +6,8 @@ pickled bytes) for every function of the project on every run; here only the sur
 functions are watched, and `baseline.py` stays untouched.
 
 The suite is untrusted, so it runs in its own memory-capped interpreter (`python -m
-bugsmith.harness.child.triage.call_recorder`, the child half) under a time limit. Arguments are
+bugsmith.harness.child.triage.call_recorder`, the child half), in the project's private copy,
+under a time limit. Arguments are
 pickled when the call starts (the function may mutate them), results when it returns; a call
 that raised is kept as such. The parent never unpickles anything: blobs travel as base64 text to
 the forked children that replay them, so code smuggled into a pickle runs only where the
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from bugsmith.errors import HarnessError
-from bugsmith.harness.shared.interpreter import Recorded, RecordingRequest, Target, helper_launch
+from bugsmith.harness.executors.project_copy import ProjectCopy
+from bugsmith.harness.shared.interpreter import Recorded, RecordingRequest, Target, helper_launch, target_key
 from bugsmith.harness.shared.protocol import WorkerSetup, encode
 from bugsmith.harness.shared.sandbox import Sandbox
 from bugsmith.harness.shared.tasks import Budget, RecordedCall
@@ -27,9 +30,25 @@ from bugsmith.harness.shared.tasks import Budget, RecordedCall
 
 def record_calls(setup: WorkerSetup, targets: set[Target], budget: Budget = Budget(),
                  sandbox: Sandbox | None = None) -> dict[str, tuple[RecordedCall, ...]]:
-    """Run the suite once (in `sandbox`, if given) and return the recorded calls by `target_key`."""
+    """Run the suite once and return the recorded calls by `target_key`.
+
+    In `sandbox`, if given (its read-only view keeps the tree as it was); else in the private copy
+    of the project the run's executors use (harness.executors.project_copy), as `bugsmith run`
+    does: whatever the suite's settings write where it runs (pytest-cov's `.coverage` through
+    `addopts = --cov`, a plugin's cache, a fixture's files) lands in the copy, never in the tree.
+    """
     if not targets:
         return {}
+    if sandbox is not None:
+        return _recorded(setup, targets, budget, sandbox)
+    with ProjectCopy.open(Path(setup.root)) as copy:
+        moved = {(copy.relocation.into_copy(path), name): target_key((path, name)) for path, name in targets}
+        found = _recorded(copy.relocation.setup(setup), set(moved), budget, None)
+    return {moved[target]: found[target_key(target)] for target in moved if target_key(target) in found}
+
+
+def _recorded(setup: WorkerSetup, targets: set[Target], budget: Budget,
+              sandbox: Sandbox | None) -> dict[str, tuple[RecordedCall, ...]]:
     request = RecordingRequest(setup=setup, targets=tuple(sorted(targets)), budget=budget)
     launch = helper_launch("bugsmith.harness.child.triage.call_recorder", setup, sandbox)
     try:

@@ -16,8 +16,9 @@ import pytest
 
 from bugsmith.harness.child.triage.call_recorder import arguments
 from bugsmith.harness.child.triage.calls import call, difference
+from bugsmith.harness.child.triage.observable import first_difference, same
 from bugsmith.harness.child.triage.suggest import _pattern, assertions, suggested_test
-from bugsmith.harness.child.triage.values import NotLiteral, first_difference, literal, same
+from bugsmith.harness.child.triage.values import NotLiteral, literal
 
 NAMESPACE = {"np": np, "pd": pd, "math": math}
 
@@ -116,7 +117,7 @@ def test_the_first_difference_is_shown_with_its_path():
     """What differs is said: a short path and both values."""
     assert first_difference({"a": [1, _Point(1.0, [2])]}, {"a": [1, _Point(1.0, [3])]}) == "at ['a'][1].tags[0]: 2 != 3"
     assert first_difference((1, 2), (1, 2, 3)) == "(1, 2) != (1, 2, 3) (2 != 3 items)"
-    assert first_difference(1, 1.0) == "1 != 1.0 (int != float)"
+    assert first_difference(1, 1.0) == "1 != 1.0 (a float instead of an int)"
     assert first_difference(range(3), range(4)) == "at .stop: 3 != 4"
 
 

@@ -25,9 +25,10 @@ from bugsmith.harness.child.activation import (
     swap,
 )
 from bugsmith.harness.child.triage.call_recorder import label
-from bugsmith.harness.child.triage.calls import Result, call, difference
+from bugsmith.harness.child.triage.calls import Compared, Result, call, difference
+from bugsmith.harness.child.triage.observable import difference_path, same
 from bugsmith.harness.child.triage.suggest import suggested_test, test_name
-from bugsmith.harness.child.triage.values import NotLiteral, same, short
+from bugsmith.harness.child.triage.values import NotLiteral, short
 from bugsmith.harness.shared.protocol import Patch
 from bugsmith.harness.shared.tasks import Checked, CheckTask, Classification, Probed, ProbeTask, RecordedCall
 
@@ -66,13 +67,22 @@ class Toggle:
         for target, _, code in self.swaps:
             target.__code__ = code
 
-    def both(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Result, Result]:
+    def compare(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Compared:
+        """The original's and the mutant's behaviour on one input, and how they differ, if they do.
+
+        A difference is confirmed by running the original once more, after the mutant: what the
+        original changes by itself between the two runs (a timestamp, an address) is not one,
+        and a clock that moved between the first and the last run is seen moving.
+        """
         self.original()
         first = call(function, args, kwargs, files=self.files)
         self.mutant()
         second = call(function, args, kwargs, files=self.files)
         self.original()
-        return first, second
+        if difference(first, second) is None:
+            return Compared(first=first, second=second, why=None)
+        again = call(function, args, kwargs, files=self.files)
+        return Compared(first=first, second=second, why=difference(first, second, again))
 
 
 def probe(task: ProbeTask, index: FunctionIndex, patches: tuple[Patch, ...]) -> Probed:
@@ -100,7 +110,7 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
     candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _, _ in recorded],
                          public_only=task.public_only)
-    outcome = search(candidates, lambda entry, args, kwargs: toggle.both(entry.function, args, kwargs),
+    outcome = search(candidates, lambda entry, args, kwargs: toggle.compare(entry.function, args, kwargs),
                      seconds=task.search_seconds, max_examples=task.max_examples)
     tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
              f"in {outcome.seconds:.1f} s from: {'; '.join(outcome.sources) or 'no strategy applies'}")
@@ -123,10 +133,10 @@ def _hidden(task: ProbeTask) -> bool:
 def replay(task: ProbeTask, toggle: Toggle, recorded: list[tuple[str, Any, Any, Any, str]]) -> Probed | None:
     """The first recorded call on which the mutant differs, as an `unasserted` finding."""
     for test, args, kwargs, expected, callee in recorded:
-        first, second = toggle.both(toggle.named(callee), args, kwargs)
+        compared = toggle.compare(toggle.named(callee), args, kwargs)
+        first, second, why = compared.first, compared.second, compared.why
         if not _reproduces(first, expected):
             continue  # the original does not reproduce its recorded result: not a fair witness
-        why = difference(first, second)
         if why is not None:
             # A wrapper's call is written as a call of what it wraps (`old_double(2)`), which
             # is how the test made it and how a drafted test can import it.
@@ -160,19 +170,36 @@ def _finding(kind: Classification, task: ProbeTask, callee: str, module: str, ar
     if constructs:  # `Scheduler.__init__(self, 0)` is written `Scheduler(0)`
         callee, args = callee.removesuffix(".__init__"), args[1:]
     shown = [short(a, 160) for a in args] + [f"{k}={short(v, 160)}" for k, v in kwargs.items()]
+    expected, actual = _described(first, constructs), _described(second, constructs)
+    if actual == expected:
+        # Alike in print (an in-place change, a dict subclass): the difference itself is what the
+        # mutant does, never "returns None" twice.
+        actual = why
     finding = Probed(
         classification=kind, callee=callee, module=module,
-        call=f"{callee}({', '.join(shown)})", expected=_described(first, constructs),
-        actual=_described(second, constructs), why=why,
+        call=f"{callee}({', '.join(shown)})", expected=expected, actual=actual, why=why,
     )
+    changed, retyped = _where(first, second, why, constructs)
     try:
         drafted = suggested_test(
             module=module, callee=callee, args=args, kwargs=kwargs, expected=built,
             raises=None if first.ok else (first.exception, first.message), constructs=constructs,
+            raised_from=first.raised_from, changed=changed, after=first.after, retyped=retyped,
             mutant_id=task.mutant_id, operator=task.operator)
     except NotLiteral as error:
         return replace(finding, not_written=f"the witness has no source form: {error}")
     return replace(finding, suggested_test=drafted, test_name=test_name(callee, task.mutant_id))
+
+
+def _where(first: Result, second: Result, why: str, constructs: bool) -> tuple[str, str]:
+    """What a drafted test asserts besides the result: the path in the arguments the mutant leaves
+    in another state, and the path in the result where it returns another type ("" if none)."""
+    if not first.ok or constructs:
+        return "", ""
+    if why.startswith("leaves its arguments"):
+        return difference_path(first.after, second.after) or "", ""
+    path = (difference_path(first.value, second.value) or "") if second.ok else ""
+    return "", path if path.endswith("{type}") else ""
 
 
 def _described(result: Result, constructs: bool) -> str:

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from bugsmith.harness.child.triage.calls import difference
+from bugsmith.harness.child.triage.calls import Compared
 from bugsmith.harness.child.triage.values import np
 
 Call = tuple[tuple[Any, ...], dict[str, Any]]
@@ -156,25 +156,30 @@ def _call_like(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 def like(value: Any, keep_shape: bool = False) -> Any:
-    """A strategy of values of the same type as `value`, near it; `value` itself first."""
-    if isinstance(value, bool | np.bool_):
+    """A strategy of values of exactly the type of `value`, near it; `value` itself first.
+
+    Only built-in values are varied: an instance of a subclass (a BoxList, an IntEnum, a
+    namedtuple), above all the `self` of a method, stays the object the suite built, since a
+    plain list or int standing in for it tests a type confusion no user makes."""
+    kind = type(value)
+    if kind in (bool, np.bool_):
         return st.booleans()
-    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+    if kind is int or (isinstance(value, np.integer) and type(value).__module__ == "numpy"):
         # Guards and loops break at -1, 0 and 1 whatever the suite passed.
         return st.just(value) | st.integers(int(value) - 3, int(value) + 3) | st.sampled_from([0, 1, -1])
-    if isinstance(value, float | np.floating):
+    if kind is float or (isinstance(value, np.floating) and type(value).__module__ == "numpy"):
         scale = abs(float(value)) * 2 + 1
         return st.just(value) | st.floats(-scale, scale, allow_nan=False) | _non_finite()
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and 1 <= value.ndim <= 2 and value.size:
+    if kind is np.ndarray and value.dtype.kind in "biuf" and 1 <= value.ndim <= 2 and value.size:
         varied = _array_like(value, keep_shape)
         return st.just(value) | varied if keep_shape else varied
-    if isinstance(value, list) and value and all(isinstance(v, int | float) for v in value):
+    if kind is list and value and all(type(v) in (int, float) for v in value):
         # One float makes it a list of floats: [2, 1, 0.5] may hold 2.5 or inf as well.
         floats = any(isinstance(v, float) for v in value)
         elements = st.one_of(*[like(float(v) if floats else v) for v in value[:5]])
         low, high = (len(value), len(value)) if keep_shape else (0, len(value) + 2)
         return st.just(value) | st.lists(elements, min_size=low, max_size=high)
-    if isinstance(value, tuple):
+    if kind is tuple:
         return st.tuples(*[like(v, keep_shape) for v in value])
     return st.just(value)
 
@@ -216,7 +221,7 @@ def _hinted(own: Entry) -> list[Entry]:
                   source="type hints")]
 
 
-Compare = Callable[[Entry, tuple[Any, ...], dict[str, Any]], tuple[Any, Any]]
+Compare = Callable[[Entry, tuple[Any, ...], dict[str, Any]], Compared]
 
 
 def search(stages: list[list[Entry]], both: Compare, *, seconds: float, max_examples: int) -> SearchOutcome:
@@ -246,14 +251,14 @@ def _stage(candidates: list[Entry], both: Compare, outcome: SearchOutcome, secon
             raise _OutOfTime
         number, (args, kwargs) = drawn
         outcome.drawn += 1
-        first, second = both(candidates[number], tuple(args), dict(kwargs))
-        if not first.valid:
+        compared = both(candidates[number], tuple(args), dict(kwargs))
+        if not compared.first.valid:
             return False  # the original fails on it by accident (not a `raise` of its own)
         outcome.valid += 1
-        why = difference(first, second)
-        if why is None:
+        if compared.why is None:
             return False
-        outcome.witness = (candidates[number], tuple(args), dict(kwargs), first, second, why)
+        outcome.witness = (candidates[number], tuple(args), dict(kwargs), compared.first, compared.second,
+                           compared.why)
         return True
 
     config = settings(max_examples=max_examples, database=None, deadline=None, derandomize=True,
