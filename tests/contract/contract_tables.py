@@ -104,13 +104,20 @@ def statement(problem: str) -> str:
 def blocks(markdown: str) -> list[str]:
     """The statement's units a table must account for: each paragraph, each list item, each
     table and each code block (headings are titles, not statements)."""
-    found: list[list[str]] = []
+    return [flat("\n".join(lines)) for _, lines in headed_blocks(markdown)]
+
+
+def headed_blocks(markdown: str) -> list[tuple[str, list[str]]]:
+    """Each block of `blocks` as its lines, with the heading line it stands under ("" before
+    the first heading)."""
+    found: list[tuple[str, list[str]]] = []
     current: list[str] = []
+    heading = ""
     fenced = False
 
     def flush() -> None:
         if current:
-            found.append(current.copy())
+            found.append((heading, current.copy()))
             current.clear()
 
     for line in markdown.splitlines():
@@ -126,6 +133,8 @@ def blocks(markdown: str) -> list[str]:
             current.append(line)
         elif not line.strip() or line.startswith("#"):
             flush()
+            if line.startswith("#"):
+                heading = line
         elif re.match(r"\s*(-|\d+\.)\s", line) or (line.startswith("|") and current
                                                    and not current[-1].startswith("|")):
             flush()
@@ -133,7 +142,7 @@ def blocks(markdown: str) -> list[str]:
         else:
             current.append(line)
     flush()
-    return [flat("\n".join(block)) for block in found]
+    return found
 
 
 def suite_functions(problem: str) -> set[str]:

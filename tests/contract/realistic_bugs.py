@@ -47,7 +47,7 @@ BUGS = (
     Bug(name="auc-classes-counted-before-dropping-zero-weights", problem="auc", file="auc.py",
         old="    positive = labels[keep] == 1\n    if positive.all() or not positive.any():",
         new="    positive = labels[keep] == 1\n    if (labels == 1).all() or not (labels == 1).any():",
-        breaks="error-one-class"),
+        breaks="error-one-class-after-zero-weights"),
     Bug(name="auc-scores-validated-after-dropping-zero-weights", problem="auc", file="auc.py",
         old=("    if not np.isfinite(scores).all():\n"
              "        raise ValueError(\"y_score must be finite (no NaN or inf)\")\n"),
@@ -55,7 +55,18 @@ BUGS = (
         breaks="validate-zero-weight-samples"),
     Bug(name="auc-any-two-d-input-flattened", problem="auc", file="auc.py",
         old="if array.ndim == 2 and array.shape[1] == 1:", new="if array.ndim == 2:",
-        breaks="error-shape"),
+        breaks="error-shape-two-columns"),
+    # The larger of any two label values taken as the positive class, as scikit-learn does for
+    # {-1, 1}: problem.md accepts 0/1 (or booleans) alone.
+    Bug(name="auc-any-two-labels-accepted", problem="auc", file="auc.py",
+        old="binary = np.isin(labels, (0, 1))", new="binary = np.full(labels.shape, np.unique(labels).size <= 2)",
+        more=(("positive = labels[keep] == 1", "positive = labels[keep] == labels.max()"),),
+        breaks="error-labels"),
+    # NaN compares false, so `weights > 0` drops a NaN-weighted sample as if its weight were 0.
+    Bug(name="auc-nan-weights-read-as-zero", problem="auc", file="auc.py",
+        old="if not np.isfinite(weights).all() or (weights < 0).any():",
+        new="if np.isinf(weights).any() or (weights < 0).any():",
+        breaks="error-weight-nan"),
     # --- scheduler ------------------------------------------------------------------------------
     Bug(name="scheduler-small-requests-overtake-a-blocked-head", problem="scheduler", file="scheduler.py",
         old="""        while self._waiting:
@@ -92,7 +103,7 @@ BUGS = (
     Bug(name="scheduler-finished-ids-may-be-reused", problem="scheduler", file="scheduler.py",
         old="if request.rid in self._entries:",
         new="if request.rid in self._entries and self._entries[request.rid].state is not State.FINISHED:",
-        breaks="submit-validation"),
+        breaks="submit-duplicate"),
     Bug(name="scheduler-queued-before-the-budget-check", problem="scheduler", file="scheduler.py",
         old="""        if request.prompt_tokens > self._token_budget:""",
         new="""        self._entries[request.rid] = _Entry(request)
@@ -143,7 +154,11 @@ BUGS = (
         breaks="by-complete"),
     Bug(name="rolling-bare-strings-read-as-lists", problem="rolling_features", file="rolling_features.py",
         old="if isinstance(items, (str, int)):", new="if isinstance(items, int):",
-        breaks="valueerror-cases"),
+        breaks="valueerror-bare-windows-or-stats"),
+    Bug(name="rolling-numeric-times-accepted", problem="rolling_features", file="rolling_features.py",
+        old="if not pd.api.types.is_datetime64_any_dtype(df[time]):",
+        new="if not (pd.api.types.is_datetime64_any_dtype(df[time]) or pd.api.types.is_numeric_dtype(df[time])):",
+        breaks="valueerror-time-not-datetime"),
     Bug(name="rolling-bool-values-refused", problem="rolling_features", file="rolling_features.py",
         old="if not pd.api.types.is_numeric_dtype(df[value]):",
         new="if pd.api.types.is_bool_dtype(df[value]) or not pd.api.types.is_numeric_dtype(df[value]):",
@@ -270,7 +285,7 @@ BUGS = (
             raise ValueError(f"sequence {child_id!r} already exists")
         for block""",
         new="""        for block""",
-        breaks="fork-validation"),
+        breaks="fork-live-child"),
     Bug(name="kv-ref-count-accepts-num-blocks", problem="kv_cache", file="allocator.py",
         old="if not 0 <= block < self._num_blocks:", new="if not 0 <= block <= self._num_blocks:",
         breaks="ref-count-validation"),
@@ -314,7 +329,7 @@ BUGS = (
     Bug(name="attn-mask-broadcast-both-ways", problem="attention", file="attention.py",
         old="return np.broadcast_to(np.asarray(mask, dtype=bool), shape)",
         new="return np.asarray(mask, dtype=bool) | np.zeros(shape, dtype=bool)",
-        breaks="error-mask"),
+        breaks="error-mask-more-dimensions"),
     # --- pr_curve -------------------------------------------------------------------------------
     Bug(name="pr-thresholds-left-decreasing", problem="pr_curve", file="pr_curve.py",
         old="np.r_[recall[::-1], 0.0], scores[last][::-1]", new="np.r_[recall[::-1], 0.0], scores[last]",
@@ -355,6 +370,10 @@ BUGS = (
         old="if not keep.any():",
         new="if not keep.any() or (labels[keep] == 1).all() or not (labels[keep] == 1).any():",
         breaks="one-class-is-valid"),
+    Bug(name="pr-any-two-labels-accepted", problem="pr_curve", file="pr_curve.py",
+        old="binary = np.isin(labels, (0, 1))", new="binary = np.full(labels.shape, np.unique(labels).size <= 2)",
+        more=(("return labels[keep] == 1, scores[keep]", "return labels[keep] == labels.max(), scores[keep]"),),
+        breaks="error-labels"),
     Bug(name="pr-scores-checked-only-where-weighted", problem="pr_curve", file="pr_curve.py",
         old=("    if not np.isfinite(scores).all():\n"
              "        raise ValueError(\"y_score must be finite (no NaN or inf)\")\n"),
@@ -407,7 +426,28 @@ BUGS = (
     Bug(name="te-nan-target-accepted", problem="target_encoding", file="target_encoding.py",
         old='    if values.isna().any():\n        raise ValueError("target column has missing values")\n',
         new="",
-        breaks="valueerror-cases"),
+        breaks="valueerror-missing-target"),
+    # encode_apply's checks written again, shorter, rather than shared with encode_train.
+    Bug(name="te-apply-reads-a-missing-target-as-zero", problem="target_encoding", file="target_encoding.py",
+        old="    y = _checked_target(train[target])\n",
+        new=("    if not pd.api.types.is_numeric_dtype(train[target]):\n"
+             "        raise ValueError(\"target column must be numeric\")\n"
+             "    y = train[target].to_numpy(dtype=float, na_value=0.0)\n"
+             "    if np.isnan(y).any():\n"
+             "        raise ValueError(\"target column has NaN\")\n"),
+        breaks="valueerror-missing-target"),
+    Bug(name="te-apply-smoothing-checked-for-sign-only", problem="target_encoding", file="target_encoding.py",
+        old="    _check_smoothing(smoothing, prior)\n    # One coding of both frames",
+        new=("    if smoothing < 0 or smoothing == math.inf or (prior is not None and not math.isfinite(prior)):\n"
+             "        raise ValueError(\"smoothing must be at least 0 and prior finite\")\n"
+             "    # One coding of both frames"),
+        breaks="valueerror-smoothing"),
+    Bug(name="te-apply-prior-checked-for-nan-only", problem="target_encoding", file="target_encoding.py",
+        old="    _check_smoothing(smoothing, prior)\n    # One coding of both frames",
+        new=("    if not math.isfinite(smoothing) or smoothing < 0 or (prior is not None and math.isnan(prior)):\n"
+             "        raise ValueError(\"smoothing must be finite and at least 0, prior not NaN\")\n"
+             "    # One coding of both frames"),
+        breaks="valueerror-prior"),
     Bug(name="te-infinite-smoothing-accepted", problem="target_encoding", file="target_encoding.py",
         old="if not math.isfinite(smoothing) or smoothing < 0:", new="if smoothing < 0:",
         breaks="smoothing-and-prior-values"),

@@ -287,3 +287,46 @@ def test_every_invalid_input_is_refused(function, y_true, y_score, sample_weight
     """Both functions validate every argument and raise ValueError (any wording)."""
     with pytest.raises(ValueError):
         function(y_true, y_score, sample_weight=sample_weight)
+
+
+# --- label sets: 0/1 only, whatever two values a set happens to hold -------------------------
+
+# Two classes of any other spelling would make a curve if labels were only counted (the larger
+# value taken as positive, as scikit-learn does for {-1, 1}); problem.md accepts 0/1 alone.
+OTHER_TWO_VALUED_LABELS = {
+    "-1 and 1": [-1, 1, 1, -1],
+    "1 and 2": [1, 2, 2, 1],
+    "0 and 2": [0, 2, 2, 0],
+    "2 and 3": [2, 3, 3, 2],
+    "True and 2": [True, 2, 2, True],
+}
+
+
+@pytest.mark.parametrize("function", [roc_curve, roc_auc_score])
+@pytest.mark.parametrize("labels", list(OTHER_TWO_VALUED_LABELS.values()),
+                         ids=list(OTHER_TWO_VALUED_LABELS))
+def test_two_valued_labels_other_than_zero_and_one_are_refused(function, labels):
+    """Two distinct labels are not enough: they must be 0 and 1, or the call is a ValueError."""
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35, 0.8])
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35, 0.8], sample_weight=[1.0, 2.0, 0.5, 1.0])
+
+
+@pytest.mark.parametrize("function", [roc_curve, roc_auc_score])
+@pytest.mark.parametrize("labels", [[2, 2, 2], [-1, -1, -1], [1, 1, 1], [0.0, 0.0, 0.0]],
+                         ids=["all 2", "all -1", "all 1", "all 0.0"])
+def test_a_single_label_value_is_refused(function, labels):
+    """One label value is one class at most, so the AUC is undefined: ValueError, whether or not
+    the value is a valid label."""
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35])
+
+
+@pytest.mark.parametrize("function", [roc_curve, roc_auc_score])
+@pytest.mark.parametrize("weight", [np.nan, None, np.inf, -1.0], ids=["NaN", "missing", "inf", "negative"])
+def test_a_bad_weight_is_refused_where_both_classes_keep_weight(function, weight):
+    """A NaN, missing, infinite or negative weight is a ValueError even where dropping its sample
+    would leave both classes weighted: it is refused, never read as a weight of 0."""
+    with pytest.raises(ValueError):
+        function([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], sample_weight=[1.0, 1.0, weight, 1.0])

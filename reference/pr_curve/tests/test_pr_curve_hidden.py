@@ -311,3 +311,36 @@ def test_every_invalid_input_is_refused(function, y_true, y_score, sample_weight
     """Both functions validate every argument and raise ValueError (any wording)."""
     with pytest.raises(ValueError):
         function(y_true, y_score, sample_weight=sample_weight)
+
+
+# --- label sets: 0/1 only, whatever two values a set happens to hold -------------------------
+
+# Two classes of any other spelling would make a curve if labels were only counted (the larger
+# value taken as positive, as scikit-learn does for {-1, 1}); problem.md accepts 0/1 alone.
+OTHER_TWO_VALUED_LABELS = {
+    "-1 and 1": [-1, 1, 1, -1],
+    "1 and 2": [1, 2, 2, 1],
+    "0 and 2": [0, 2, 2, 0],
+    "2 and 3": [2, 3, 3, 2],
+    "True and 2": [True, 2, 2, True],
+}
+
+
+@pytest.mark.parametrize("function", [precision_recall_curve, average_precision_score])
+@pytest.mark.parametrize("labels", list(OTHER_TWO_VALUED_LABELS.values()),
+                         ids=list(OTHER_TWO_VALUED_LABELS))
+def test_two_valued_labels_other_than_zero_and_one_are_refused(function, labels):
+    """Two distinct labels are not enough: they must be 0 and 1, or the call is a ValueError."""
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35, 0.8])
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35, 0.8], sample_weight=[1.0, 2.0, 0.5, 1.0])
+
+
+@pytest.mark.parametrize("function", [precision_recall_curve, average_precision_score])
+@pytest.mark.parametrize("labels", [[2, 2, 2], [-1, -1, -1], [0.5, 0.5, 0.5]],
+                         ids=["all 2", "all -1", "all 0.5"])
+def test_a_single_label_value_other_than_zero_or_one_is_refused(function, labels):
+    """One class alone is valid only as 0s or 1s: one other value throughout is a ValueError."""
+    with pytest.raises(ValueError):
+        function(labels, [0.1, 0.4, 0.35])

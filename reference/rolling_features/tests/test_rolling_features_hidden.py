@@ -356,3 +356,11 @@ def test_repeated_times_without_entities_are_refused():
     """With by=None the times alone identify rows, so two rows at one time are refused."""
     with pytest.raises(ValueError):
         add_rolling_features(sample_frame(), value="x", time="t", windows=[1])
+
+
+@pytest.mark.parametrize("times", [[0, 1], [0.0, 1.5]], ids=["integer times", "float times"])
+def test_numeric_times_are_refused(times):
+    """Time must be a datetime column: numbers, which a row window could still order, are a
+    ValueError (an offset window such as "7D" has no meaning on them)."""
+    with pytest.raises(ValueError):
+        add_rolling_features(sample_frame().assign(t=times), **BASE_CALL)

@@ -260,3 +260,21 @@ def test_bad_apply_calls_are_refused(train, test, kwargs, error):
     """encode_apply checks train's column and target, test's column, smoothing and prior."""
     with pytest.raises(error):
         encode_apply(train, test, **{"column": "k", "target": "y", **kwargs})
+
+
+# encode_apply refuses what encode_train refuses, case for case: a check written once for
+# encode_train and again, shorter, for encode_apply is a slip these cases catch.
+MORE_BAD_APPLY_CALLS = {
+    "NA target": (sample_frame().assign(y=pd.array([1, None, 0], dtype="Int64")), {}),
+    "NaN smoothing": (sample_frame(), {"smoothing": NAN}),
+    "minus infinite prior": (sample_frame(), {"prior": -math.inf}),
+    "infinite prior": (sample_frame(), {"prior": math.inf}),
+}
+
+
+@pytest.mark.parametrize(("train", "kwargs"), list(MORE_BAD_APPLY_CALLS.values()),
+                         ids=list(MORE_BAD_APPLY_CALLS))
+def test_encode_apply_refuses_a_missing_target_and_non_finite_settings(train, kwargs):
+    """A pd.NA target, a NaN smoothing or an infinite prior is a ValueError in encode_apply too."""
+    with pytest.raises(ValueError):
+        encode_apply(train, sample_frame()[["k"]], **{"column": "k", "target": "y", **kwargs})
