@@ -118,14 +118,19 @@ class ProbeTask:
     # Witnesses only through the problem's public entry points when `function` is private
     # (`bugsmith score`: a candidate's test calls the API the statement documents).
     public_only: bool = False
+    # The suite's calls of the public functions that call `function` (callee "module:qualname"):
+    # a private helper, or one no test calls, is searched through them.
+    through: tuple[RecordedCall, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "kind": self.kind, "calls": [call.to_dict() for call in self.calls]}
+        return {**asdict(self), "kind": self.kind, "calls": [call.to_dict() for call in self.calls],
+                "through": [call.to_dict() for call in self.through]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ProbeTask:
         fields = {k: v for k, v in data.items() if k != "kind"}
-        return cls(**{**fields, "calls": tuple(RecordedCall.from_dict(c) for c in data["calls"])})
+        return cls(**{**fields, "calls": tuple(RecordedCall.from_dict(c) for c in data["calls"]),
+                      "through": tuple(RecordedCall.from_dict(c) for c in data.get("through", ()))})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

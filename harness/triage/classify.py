@@ -31,13 +31,16 @@ from bugsmith.harness.shared.tasks import (
     RecordedCall,
 )
 from bugsmith.harness.store import Store, hold
+from bugsmith.harness.triage.equivalence import equivalence_argument
 from bugsmith.harness.triage.finding import KIND, Finding, stored_findings
+from bugsmith.harness.triage.reach import public_callers
 from bugsmith.harness.triage.recording import record_calls
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
 
 STARTUP_SECONDS = 15.0  # a child imports hypothesis and the problem's strategies
 CHECK_SECONDS = 10.0
+THROUGH_CALLS = 12  # recorded calls of each public caller sent with a probe
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +93,9 @@ def _triage(options: RunOptions, mutant_ids: Sequence[str], settings: TriageOpti
         setup = suite_setup(options, last)
         recording_started = time.monotonic()
         targets = {(_path(options, m), callee(m, last.sources[m.file])) for m in survivors if m.function}
+        # The public functions that reach each survivor's function: a private helper is shown
+        # through them, and so is a function no test calls (harness.triage.reach).
+        targets |= {(_path(options, m), name) for m in survivors if m.function for name in _callers(last, m)}
         recorded = record_calls(setup, targets, settings.recording, options.sandbox) if survivors else {}
         recording_seconds = time.monotonic() - recording_started
         findings = _probe_all(options, setup, last, survivors, recorded, settings, progress, started)
@@ -172,7 +178,8 @@ def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivo
                progress: Callable[[Progress], None] | None, started: float) -> list[Finding]:
     if not survivors:
         return []
-    probes = [_probe_job(options, last, m, recorded.get(_key(options, last, m), ()), settings) for m in survivors]
+    probes = [_probe_job(options, last, m, recorded.get(_key(options, last, m), ()), settings,
+                         _through(options, last, m, recorded)) for m in survivors]
     found: dict[str, Probed] = {}
     counts: dict[str, int] = {}
 
@@ -201,17 +208,29 @@ def _probe_all(options: RunOptions, setup: WorkerSetup, last: RunResult, survivo
                                   elapsed=time.monotonic() - checks_started, stage="checks"))
 
         pool.run(checks, on_check)
-    return [_finding(m, found[m.id], checked) for m in survivors]
+    return [_finding(m, found[m.id], checked, last.sources[m.file]) for m in survivors]
+
+
+def _callers(last: RunResult, mutant: Mutant) -> tuple[str, ...]:
+    return public_callers(last.sources[mutant.file], callee(mutant, last.sources[mutant.file]))
+
+
+def _through(options: RunOptions, last: RunResult, mutant: Mutant,
+             recorded: dict[str, tuple[RecordedCall, ...]]) -> tuple[RecordedCall, ...]:
+    """The suite's calls of the survivor's public callers, each labelled with the caller it went to."""
+    path = _path(options, mutant)
+    return tuple(replace(call, callee=f"{mutant.module}:{name}") for name in _callers(last, mutant)
+                 for call in recorded.get(target_key((path, name)), ())[:THROUGH_CALLS])
 
 
 def _probe_job(options: RunOptions, last: RunResult, mutant: Mutant, calls: Sequence[RecordedCall],
-               settings: TriageOptions) -> Job:
+               settings: TriageOptions, through: tuple[RecordedCall, ...] = ()) -> Job:
     replay = min(len(calls) * 2 * CALL_SECONDS, 60.0)
     function = callee(mutant, last.sources[mutant.file]) or None
     task = ProbeTask(mutant_id=mutant.id, operator=mutant.operator, module=mutant.module,
                      function=function or "", calls=tuple(calls),
                      search_seconds=settings.search_seconds, max_examples=settings.max_examples,
-                     public_only=settings.public_only)
+                     public_only=settings.public_only, through=through)
     return Job(mutant_id=mutant.id, module=mutant.module, path=_path(options, mutant),
                function=function, source=mutant.apply(last.sources[mutant.file]), tests=(),
                timeout=settings.search_seconds + replay + 2 * CALL_SECONDS + STARTUP_SECONDS, task=task)
@@ -245,15 +264,16 @@ def _keep_checked(checked: dict[str, Checked], job: Job, verdict: Verdict) -> No
         checked[job.mutant_id] = verdict.findings
 
 
-def _finding(mutant: Mutant, found: Probed, checked: dict[str, Checked]) -> Finding:
+def _finding(mutant: Mutant, found: Probed, checked: dict[str, Checked], source: str) -> Finding:
     if found.error:
         return Finding(mutant_id=mutant.id, classification=Classification.NOT_TRIAGED, note=found.error)
     verified, note = _verified(mutant, found, checked)
+    equivalent = found.classification is Classification.POSSIBLY_EQUIVALENT
     return Finding(
         mutant_id=mutant.id, classification=found.classification, call=found.call,
         expected=found.expected, actual=found.actual, why=found.why, test=found.test, tried=found.tried,
         suggested_test=found.suggested_test, verified=verified, note=found.not_written or note,
-        seconds=found.seconds,
+        seconds=found.seconds, argument=equivalence_argument(source, mutant) if equivalent else "",
     )
 
 

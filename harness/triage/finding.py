@@ -28,11 +28,14 @@ class Finding:
     verified: bool = False
     note: str = ""  # why no verified test, or why not triaged
     seconds: float = 0.0
+    # Why a possibly equivalent survivor may be equivalent, where the code shows it (a dead
+    # store, a comparison an earlier guard decided: harness.triage.equivalence); "" otherwise.
+    argument: str = ""
 
     @property
     def witness(self) -> str:
         if not self.call:
-            return self.tried or self.note
+            return "; ".join(part for part in (self.argument, self.tried or self.note) if part)
         made_by = f" (called by {self.test})" if self.test else ""
         # The kind of difference is said by expected and actual; where the values differ (which
         # may not show in them: two texts in other Unicode normalisations print alike) is not.
@@ -66,6 +69,8 @@ def describe(finding: Finding) -> str:
             lines.append(f"  made by:  {finding.test}")
         lines.append(f"  original: {finding.expected}")
         lines.append(f"  mutant:   {finding.actual}")
+    if finding.argument:
+        lines.append(f"  argument: {finding.argument}")
     if finding.tried:
         lines.append(f"  tried:    {finding.tried}")
     if finding.note:

@@ -11,6 +11,7 @@ anything that goes wrong is the `error` of the findings it returns.
 from __future__ import annotations
 
 import base64
+import importlib
 import pickle
 import time
 from dataclasses import replace
@@ -41,6 +42,7 @@ class Toggle:
     def __init__(self, index: FunctionIndex, patches: tuple[Patch, ...]) -> None:
         self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
         self.files = frozenset(patch.path for patch in patches)
+        self.patches = patches
         for patch in patches:
             if patch.function is None:
                 raise NeedsFreshImport("the site runs at import time")
@@ -104,16 +106,18 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     from bugsmith.harness.child.triage.search import (  # hypothesis: only when replay found nothing
         Entry,
         entries,
+        plan,
         search,
     )
 
     own = Entry(callee=task.function, module=task.module, function=toggle.function, strategy=None)
-    candidates = entries(task.module, task.function, own, [(a, k) for _, a, k, _, _ in recorded],
-                         public_only=task.public_only)
+    calls = [(a, k) for _, a, k, _, _ in recorded]
+    callers = _callers(task, Entry)
+    candidates = entries(task.module, task.function, own, calls, public_only=task.public_only, callers=callers)
+    planned = plan(own, calls, callers, _site(toggle), public_only=task.public_only)
     outcome = search(candidates, lambda entry, args, kwargs: toggle.compare(entry.function, args, kwargs),
-                     seconds=task.search_seconds, max_examples=task.max_examples)
-    tried = (f"replayed {len(recorded)} recorded call(s); tried {outcome.drawn} input(s) ({outcome.valid} valid) "
-             f"in {outcome.seconds:.1f} s from: {'; '.join(outcome.sources) or 'no strategy applies'}")
+                     seconds=task.search_seconds, max_examples=task.max_examples, planned=planned)
+    tried = f"replayed {len(recorded)} recorded call(s); tried {outcome.evidence()}"
     if outcome.witness is None:
         return Probed(classification=Classification.POSSIBLY_EQUIVALENT, tried=tried,
                       seconds=time.monotonic() - started)
@@ -121,6 +125,48 @@ def _probe(task: ProbeTask, toggle: Toggle) -> Probed:
     found = _finding(Classification.UNDERTESTED, task, entry.callee, entry.module, args, kwargs,
                      first, second, why)
     return replace(found, tried=tried, seconds=time.monotonic() - started)
+
+
+def _site(toggle: Toggle) -> Any:
+    """What the mutated lines say (harness.child.triage.inputs_from_code.site_of), from the file
+    as it is and the mutated text of the first patch."""
+    from bugsmith.harness.child.triage.inputs_from_code import Site, site_of
+
+    for patch in toggle.patches:
+        try:
+            with open(patch.path, encoding="utf-8") as file:
+                return site_of(file.read(), patch.source)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return Site()
+
+
+def _callers(task: ProbeTask, entry: Any) -> list[Any]:
+    """The public callers of the survivor's function that the suite called, each with its calls
+    (harness.triage.classify records them, labelled "module:qualname")."""
+    grouped: dict[str, list[tuple[Any, Any]]] = {}
+    for recorded in task.through:
+        unpickled = _unpickled(recorded)
+        if unpickled is not None:
+            grouped.setdefault(recorded.callee, []).append((unpickled[1], unpickled[2]))
+    found = []
+    for label_, calls in grouped.items():
+        module, _, qualname = label_.partition(":")
+        function = _resolved(module, qualname)
+        if function is not None:
+            found.append((entry(callee=qualname, module=module, function=function, strategy=None,
+                                source=f"recorded calls of {qualname}"), calls))
+    return found
+
+
+def _resolved(module: str, qualname: str) -> Any:
+    try:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+    except Exception:  # noqa: BLE001 - a caller that cannot be reached by its name
+        return None
+    return target if callable(target) else None
 
 
 def _hidden(task: ProbeTask) -> bool:

@@ -193,6 +193,8 @@ def _type_check(got: str, path: str, expected: Any, draft: _Draft) -> str:
         value = eval("__value" + marker, {"__value": expected})  # noqa: S307 - a path we built ourselves
     except Exception as error:  # noqa: BLE001
         raise NotLiteral(f"the retyped place cannot be read back: {error}") from None
+    if value is None:  # NoneType is no name a test imports
+        return f"    assert {got}{marker} is None"
     return f"    assert type({got}{marker}) is {draft.imported(type(value))}"
 
 
