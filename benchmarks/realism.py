@@ -14,7 +14,8 @@ as `bugsmith mutants` does, and count the bug reproduced when one mutant's code 
 buggy snippet (compared as Python ASTs: layout, comments and quotes do not count). Each bug is
 classified by the PySStuBs-style pattern of its fix, and the figure is printed per pattern,
 with the mutants made on the changed statement ("per site"). Fixes that only reorder statements
-are counted apart (reorders.py): which of them a mutant reproduces.
+are counted apart (reorders.py): which of them a mutant reproduces; so are fixes of one of two
+twins, and fixes that make one edit in two twins (twin_fixes.py).
 
 Only the hunk is seen, not the upstream file: names bound further up, other methods of the
 class, imports are unknown. Mutators that need them (a sibling attribute, an imported
@@ -505,6 +506,9 @@ def main(argv: list[str] | None = None) -> int:
     import reorders  # imported here: it reads this module's helpers
 
     print("\n".join(reorders.report(reorders.order_fixes(bugs, mutators))))
+    import twin_fixes  # likewise
+
+    print("\n".join(twin_fixes.report(twin_fixes.twin_fixes(bugs, mutators, sites, results))))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) | {"file": s.file} for s, r in zip(sites, results)], indent=1))
     return 0

@@ -18,7 +18,6 @@ from bugsmith.harness.exercises.measure.inverses.base import PART, TOKEN, WRITTE
 from bugsmith.mutators import registry
 
 _LOST = "the edit took away words the buggy program no longer holds"
-_NO_UNDO = "no undo edit writes it back yet"
 # (operator, example, after) of the golden examples no honest search can take back, and why.
 UNDOABLE = {
     ("leakage/drop-shift", 1, 0): f"{_LOST}: the grouping key 'id' and `periods=2, fill_value=0`",
@@ -42,16 +41,14 @@ UNDOABLE = {
     ("beyond/sibling-attribute", 0, 1): f"{_LOST}: the attribute `incoming`",
     ("beyond/drop-key", 0, 1): f"{_LOST}: the key 'time'",
     ("beyond/drop-key", 0, 3): f"{_LOST}: the key 'day'",
-    # Issue 40's checks loosened or tightened by one case: a dropped alternative is a lost word;
-    # the other edits could be undone, but no undo edit of the repair search writes them back yet.
-    **{("beyond/drop-alternative", 0, i): f"{_LOST}: the alternative dropped from the tuple" for i in range(5)},
-    **{("beyond/drop-alternative", 1, i): f"{_LOST}: the state dropped from the tuple" for i in range(3)},
-    ("beyond/drop-range-end", 0, 0): f"{_LOST}: the lower bound `0 <=`",
-    ("beyond/drop-range-end", 0, 1): f"{_NO_UNDO}: the upper end `< n` of a range",
-    ("beyond/type-check", 0, 0): f"{_NO_UNDO}: `int` widened back to the `Integral` the module imports",
-    ("beyond/type-check", 1, 0): f"{_NO_UNDO}: pandas' `is_datetime64_dtype` widened back to `_any_`",
-    **{("metric/label-count-check", 0, i): f"{_NO_UNDO}: a label set in place of a count" for i in range(2)},
-    **{("metric/label-count-check", 1, i): f"{_NO_UNDO}: a label set in place of a count" for i in range(3)},
+    # Issue 40's checks loosened or tightened by one case: a case dropped from a tuple that no other
+    # test of the program names is lost; so is a label set whose labels the program spells nowhere.
+    **{("beyond/drop-alternative", 0, i): f"{_LOST}: the case dropped, named by no other test" for i in range(5)},
+    **{("beyond/drop-alternative", 1, i): f"{_LOST}: the state dropped, named by no other test" for i in range(3)},
+    ("metric/label-count-check", 1, 2): f"{_LOST}: the labels 'a' and 'b'",
+    # Issue 40's twins: a name copied from the twin over the only spelling of the right one
+    ("beyond/twin-copied", 0, 0): f"{_LOST}: the name `right_sum`",
+    ("beyond/twin-copied", 2, 0): f"{_LOST}: the attribute `hi`",
 }
 
 

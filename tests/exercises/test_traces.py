@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -62,15 +63,18 @@ def test_a_flipped_guard_is_a_trace_but_a_flipped_result_is_not(tmp_path):
     assert flips == {3: "a guard's `return False` turned into `return True`", 23: None}
 
 
-def test_one_half_of_a_parallel_pair_is_a_trace_and_so_are_two_equal_halves(tmp_path):
-    """Changing one half's operator or bound breaks the symmetry; `n_right` written where
-    `n_left` belongs makes the halves one and the same, which a reader sees at once (a subject
-    changed to a third name is kept: test_a_third_name_in_one_half_is_kept)."""
-    found = traces(tmp_path)
-    halves = [original for _, _, original, _, why in found if why == "one half of a parallel pair changed"]
-    assert halves and set(halves) <= {">=", "leaf"} and ">=" in halves
-    slips = [why for _, _, original, mutated, why in found if (original, mutated) == ("n_left", "n_right")]
-    assert slips and set(slips) == {"both sides of `&` made the same expression"}
+def test_one_of_two_twins_given_an_operator_from_nowhere_is_a_trace_but_a_boundary_slip_is_not(tmp_path):
+    """`(n_left >= leaf) & (n_right >= leaf)`: `>` in one half is the off-by-one a person makes
+    while editing one of two twins, and is kept; `<=`, which nothing in `valid` uses, is a
+    generator's; `n_right` written where `n_left` belongs makes the halves one and the same,
+    which a reader sees at once (a subject changed to a third name is kept:
+    test_a_third_name_in_one_half_is_kept)."""
+    found = [(original, mutated, why) for _, line, original, mutated, why in traces(tmp_path) if line == 8]
+    assert {why for original, mutated, why in found if (original, mutated) == (">=", ">")} == {None}
+    flips = {why for original, mutated, why in found if (original, mutated) == (">=", "<=")}
+    assert flips == {"one of two twins given `<=`, which nothing near it uses"}
+    slips = {why for original, mutated, why in found if (original, mutated) == ("n_left", "n_right")}
+    assert slips == {"both sides of `&` made the same expression"}
 
 
 def test_ordinary_edits_have_no_trace(tmp_path):
@@ -228,3 +232,77 @@ def test_the_wrong_attribute_that_repeats_its_neighbour_is_a_trace(tmp_path):
     assert wrong[(7, "self._running", "self._waiting")] == "both sides of `or` made the same expression"
     assert wrong[(7, "self._waiting", "self._running")] == "both sides of `or` made the same expression"
     assert wrong[(8, "self._running", "self._waiting")] == "both sides of `+` made the same expression"
+
+
+# One of two twins ------------------------------------------------------------------------------
+
+SLIPS = '''\
+def split(xs, k, lo, hi):
+    left_sum = right_sum = 0
+    for x in xs:
+        if x < k:
+            left_sum += x
+        else:
+            right_sum -= x
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xs[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return left_sum, right_sum, lo
+
+
+class Window:
+    def __init__(self, size):
+        self.size = size
+        self.low = self.high = 0
+
+    def push(self, x):
+        self.low_count += x < self.low
+        self.high_count += x > self.high
+'''
+
+
+@pytest.mark.parametrize(("context", "token", "new"), [
+    ("right_sum -= x", "-=", "+="),  # the twin's operator copied: a sign flipped in one of two mirrored updates
+    ("right_sum -= x", "right_sum", "left_sum"),  # the twin's name copied
+    ("lo = mid + 1", "1", "2"),  # a number one off
+    ("lo = mid + 1", "mid + 1", "mid"),  # a part the other branch lacks left out
+    ("hi = mid", "mid", "k"),  # a name the function uses
+    ("self.high_count += x > self.high", "high", "size"),  # an attribute the class uses in another method
+    ("self.high_count += x > self.high", ">", ">="),  # the bound moved by one
+])
+def test_a_slip_in_one_of_two_twins_that_the_code_explains_is_no_trace(context, token, new):
+    """Each edit leaves the twin in its old form and gives the edited one a form its twin, its
+    function or its class already has, or one off-by-one edit away: a slip people make."""
+    assert machine_trace(edit(SLIPS, context, token, new), SLIPS) is None
+
+
+@pytest.mark.parametrize(("context", "token", "new", "brought"), [
+    ("right_sum -= x", "-=", "*=", "*"),  # an operator the function never uses
+    ("lo = mid + 1", "1", "3", "3"),  # a constant neither one off nor found near
+    ("hi = mid", "mid", "middle", "middle"),  # a name that appears nowhere
+    ("self.high_count += x > self.high", "high", "width", "width"),  # an attribute the class never has
+])
+def test_one_of_two_twins_given_a_form_nothing_near_explains_is_a_trace(context, token, new, brought):
+    """An edit that no earlier form explains reads as generated: the trace names what it brought."""
+    why = machine_trace(edit(SLIPS, context, token, new), SLIPS)
+    assert why == f"one of two twins given `{brought}`, which nothing near it uses"
+
+
+def test_the_same_edit_outside_a_twin_is_no_trace():
+    """The rule is about twins: `lo < hi` -> `lo * hi` in the loop's condition, which has no twin,
+    is left to the other rules even though nothing in the function multiplies."""
+    assert machine_trace(edit(SLIPS, "while lo < hi", "<", "*"), SLIPS) is None
+
+
+def test_a_domain_family_s_edit_of_one_twin_is_read_as_its_misconception():
+    """`fpr = fps / fps[-1]` -> `fps / (fps[-1] + tps[-1])` brings a `+` the function never uses,
+    but it is the metric family's rate divided by every sample, a mistake of understanding that
+    its own reason explains; the same text from a generic operator is a trace."""
+    source = "def rates(fps, tps):\n    fpr = fps / fps[-1]\n    tpr = tps / tps[-1]\n    return fpr, tpr\n"
+    generic = edit(source, "fpr = fps / fps[-1]", "fps[-1]", "(fps[-1] + tps[-1])")
+    domain = dataclasses.replace(generic, operator="metric/wrong-class-count", family=Family.METRIC)
+    assert machine_trace(generic, source) == "one of two twins given `+`, which nothing near it uses"
+    assert machine_trace(domain, source) is None

@@ -1,6 +1,6 @@
 """Edits a person would not write: mutants that leave a machine's trace in a handout.
 
-A mutation-testing run wants every mutant; an exercise wants a bug that looks written. Three
+A mutation-testing run wants every mutant; an exercise wants a bug that looks written. These
 kinds of edit read as generated once the handout is open, and a candidate who spots the trace
 has found the bug without debugging:
 
@@ -12,9 +12,13 @@ has found the bug without debugging:
 - a peek left dangling before a pop: `entry = queue[0]` followed at once by a bare
   `queue.popleft()` (someone writing that order types `entry = queue.popleft()`), which a
   check moved after the removal leaves behind;
-- one half of a parallel pair changed (`(n_left >= k) & (n_right >= k)` becoming
-  `(n_left > k) & (n_right >= k)`): people write such pairs by copying one half, so they
-  stay symmetric, and the asymmetry points at the bug;
+- one of two twins given a form nothing near explains (`(n_left >= k) & (n_right >= k)`
+  becoming `(n_left != k) & (n_right >= k)` in a function with no `!=`): a person editing one
+  of two parallel lines leaves the twin in its old form and gives the edited one a form the
+  code already has (its twin's name or operator, a constant of the other branch) or one
+  off-by-one edit away (`>=` for `>`, a `+ 1` left out), and those slips are kept; an
+  operator, name or literal that neither the twin nor the code around it uses is a
+  generator's trace (`bugsmith.mutators.analysis.slips` draws the line);
 - two operands made one: `self._waiting or self._waiting` (from `self._waiting or self._running`),
   `lo < lo`, `x - x`, `min(x, x)`, `a if c else a`, where the original had two different
   expressions: nobody writes an operation whose sides are the same code, and a reader spots
@@ -28,14 +32,15 @@ from __future__ import annotations
 import ast
 import functools
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from bugsmith.mutators.analysis.slips import unexplained
+from bugsmith.mutators.analysis.twins import all_twins
 from bugsmith.mutators.mutant import Mutant, line_starts
 
-_PARALLEL_OPERATORS = (cst.BitAnd, cst.BitOr, cst.And, cst.Or)
 # How an operator is spelled in a reason. `x * x` and `a @ a` are not here: a square is written so.
 _SYMBOLS: dict[type[ast.AST], str] = {
     ast.And: "and", ast.Or: "or", ast.Add: "+", ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//",
@@ -57,8 +62,9 @@ def machine_trace(mutant: Mutant, source: str) -> str | None:
         return "a computed check replaced by a constant"
     if before == "return False" and after == "return True" and _in_a_guard(source, mutant.span.line - 1):
         return "a guard's `return False` turned into `return True`"
-    if _breaks_a_parallel_pair(mutant, source):
-        return "one half of a parallel pair changed"
+    brought = _brought_into_a_twin(mutant, source)
+    if brought is not None:
+        return f"one of two twins given `{brought}`, which nothing near it uses"
     twins = _twinned_operands(mutant, source)
     if twins is not None:
         return twins
@@ -165,60 +171,61 @@ def _in_a_guard(source: str, index: int) -> bool:
     return previous.startswith(("if ", "elif ")) and previous.endswith(":")
 
 
-def _breaks_a_parallel_pair(mutant: Mutant, source: str) -> bool:
-    """The mutated comparison is one operand of `&`, `|`, `and`, `or` whose sibling compares
-    with the same operator against the same right-hand side, and the edit changes that operator
-    or that right-hand side in this operand only."""
-    nodes = _comparisons(source)
-    site = (mutant.span.line, mutant.span.column, mutant.span.end_line, mutant.span.end_column)
-    for comparison, where, subject, sibling in nodes:
-        if _inside(site, where) and not _inside(site, subject) and sibling is not None \
-                and _same_shape(comparison, sibling):
-            return True
-    return False
-
-
-def _inside(site: tuple[int, int, int, int], where: CodeRange) -> bool:
-    start, end = (where.start.line, where.start.column), (where.end.line, where.end.column)
-    return start <= site[:2] and site[2:] <= end
-
-
-def _same_shape(left: cst.Comparison, right: cst.Comparison) -> bool:
-    """Two comparisons typed as a pair: same operators, same right-hand sides, other subjects."""
-    if len(left.comparisons) != len(right.comparisons):
-        return False
-    code = cst.Module([]).code_for_node
-    for a, b in zip(left.comparisons, right.comparisons):
-        if type(a.operator) is not type(b.operator) or code(a.comparator) != code(b.comparator):
-            return False
-    return code(left.left) != code(right.left)
+def _brought_into_a_twin(mutant: Mutant, source: str) -> str | None:
+    """The token an edit inside one of two twins brings in from nowhere, or None (the edit is
+    no twin's, or its twin or one off-by-one edit explains it). A domain family's edit is
+    explained by the misconception it models (a rate divided by every sample, a queue fed at the
+    wrong end), not by a slip of the pen, so only generic families' edits are read."""
+    if mutant.family.info.domain:
+        return None
+    start, end = mutant.span.offsets(source)
+    for (low, high), near in _twin_ranges(source):
+        if low <= start and end <= high:
+            before = source[low:high]
+            after = source[low:start] + mutant.mutated + source[end:high]
+            return unexplained(before, after, near)
+    return None
 
 
 @functools.lru_cache(maxsize=16)
-def _comparisons(source: str) -> tuple[tuple[cst.Comparison, CodeRange, CodeRange, cst.Comparison | None], ...]:
-    """Every comparison of `source` that is an operand of a parallel operator, with its range,
-    its subject's range (a change there is a copy-paste slip, which people do make) and its
-    sibling operand (when that sibling is a comparison too)."""
+def _twin_ranges(source: str) -> tuple[tuple[tuple[int, int], str], ...]:
+    """The character range of each twin in `source` (innermost first), with the code around it:
+    its class for a method, else its function, else the module."""
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except (cst.ParserSyntaxError, RecursionError):
         return ()
     positions = wrapper.resolve(PositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
-    found = []
-    for node, where in positions.items():
-        if not isinstance(node, cst.Comparison):
-            continue
-        parent = parents.get(node)
-        if isinstance(parent, cst.BinaryOperation | cst.BooleanOperation) and \
-                isinstance(parent.operator, _PARALLEL_OPERATORS):
-            other = parent.right if parent.left is node else parent.left
-            found.append((node, where, positions[node.left], _unwrapped(other)))
-    return tuple(found)
+    starts = line_starts(source)
+    lines = source.splitlines(keepends=True)
+
+    def offsets(node: cst.CSTNode) -> tuple[int, int]:
+        where = positions[node]
+        return starts[where.start.line - 1] + where.start.column, starts[where.end.line - 1] + where.end.column
+
+    def around(node: cst.CSTNode) -> str:
+        scope = _scope(node, parents)
+        if scope is None:
+            return source
+        where = positions[scope]
+        return "".join(lines[where.start.line - 1 : where.end.line])
+
+    ranges = [(offsets(member), around(member)) for pair in all_twins(wrapper.module)
+              for member in (pair.first, pair.second)]
+    return tuple(sorted(ranges, key=lambda item: item[0][1] - item[0][0]))
 
 
-def _unwrapped(node: cst.BaseExpression) -> cst.Comparison | None:
-    return node if isinstance(node, cst.Comparison) else None
+def _scope(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.CSTNode | None:
+    """The code a twin's edit may borrow from: the outermost class around `node` (a method may
+    read what another method sets), else its innermost function; None at module level."""
+    scope: cst.CSTNode | None = None
+    current = parents.get(node)
+    while current is not None:
+        if isinstance(current, cst.ClassDef) or (isinstance(current, cst.FunctionDef) and scope is None):
+            scope = current
+        current = parents.get(current)
+    return scope
 
 
 # Two operands made one -----------------------------------------------------------------------

@@ -26,6 +26,7 @@ from bugsmith.mutators.families.beyond.keywords import BeyondKeywordTrap
 from bugsmith.mutators.families.beyond.membership import WrongContainer
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
 from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
+from bugsmith.mutators.families.beyond.twins import TwinCopied, TwinNotUpdated
 from bugsmith.mutators.families.beyond.validation import DropAlternative, DropRangeEnd, TypeCheck
 from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
 from bugsmith.mutators.families.beyond.wrong_values import SwapException, SwapSentinel
@@ -69,4 +70,7 @@ MUTATORS = (
     DropAlternative,
     TypeCheck,
     DropRangeEnd,
+    # Issue 40: an edit made in one of two twins (mutators/analysis/twins.py draws the line).
+    TwinCopied,
+    TwinNotUpdated,
 )

@@ -145,8 +145,9 @@ class DropAlternative(Mutator[cst.Call | cst.ComparisonTarget]):
 
 # A type a check accepts, and the narrower or wider one people write instead: (what the site
 # names, what it becomes, why the two differ). Abstract types are read in isinstance() and
-# issubclass(), numpy's kinds in np.issubdtype(), pandas' predicates where they are called.
-_TYPE_STEPS: dict[str, tuple[str, str]] = {
+# issubclass(), numpy's kinds in np.issubdtype(), pandas' predicates where they are called. The
+# repair search of the exercises reads the same pairs the other way, to widen a check back.
+TYPE_STEPS: dict[str, tuple[str, str]] = {
     "Integral": ("int", "numpy integers such as the `np.int64` read from an array are refused"),
     "Real": ("float", "integers, and numpy floats other than float64, are refused"),
     "Sequence": ("list", "tuples and every other sequence are refused"),
@@ -174,18 +175,18 @@ def _type_sites(node: cst.Call, ctx: Context) -> Iterator[cst.Name | cst.Attribu
         listed = {_last_name(each) for each in named}
         for each in named:
             last = _last_name(each)
-            if last in _TYPE_STEPS and _TYPE_STEPS[last][0] in listed:
+            if last in TYPE_STEPS and TYPE_STEPS[last][0] in listed:
                 continue  # `(list, Sequence)`: `Sequence` -> `list` only repeats a type listed already
             if name == "issubdtype" and last in _KINDS and isinstance(each, cst.Attribute):
                 if m.matches(each.value, m.Name(m.MatchIfTrue(ARRAY_MODULES.__contains__))):
                     yield each
             elif name != "issubdtype" and last in _ABSTRACT and isinstance(each, (cst.Name, cst.Attribute)):
                 yield each
-    elif name in _TYPE_STEPS and name not in _ABSTRACT | _KINDS:
+    elif name in TYPE_STEPS and name not in _ABSTRACT | _KINDS:
         func = node.func
         # a predicate imported by name can only become another one imported beside it
         if isinstance(func, cst.Attribute) or (
-            isinstance(func, cst.Name) and _TYPE_STEPS[name][0] in imported_names(ctx.module)
+            isinstance(func, cst.Name) and TYPE_STEPS[name][0] in imported_names(ctx.module)
         ):
             yield func
 
@@ -235,7 +236,7 @@ class TypeCheck(Mutator[cst.Call]):
             return
         for site in _type_sites(node, ctx):
             token = site.attr if isinstance(site, cst.Attribute) else site
-            other, why = _TYPE_STEPS[token.value]
+            other, why = TYPE_STEPS[token.value]
             # `numbers.Integral` -> `int`: a builtin needs no module; a kind or a predicate keeps its own
             replacement: cst.BaseExpression = (
                 cst.Name(other, lpar=site.lpar, rpar=site.rpar) if token.value in _ABSTRACT

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bugsmith.harness.exercises.measure.inverses.base import TOKEN, Undo
+from bugsmith.harness.exercises.measure.inverses.checks import AlternativeBack, LabelSetBack, RangeEndBack, TypeBack
 from bugsmith.harness.exercises.measure.inverses.keywords import AddKeyword, AxisBack, RemoveArgument
 from bugsmith.harness.exercises.measure.inverses.statements import (
     ConditionBack,
@@ -43,6 +44,7 @@ from bugsmith.harness.exercises.measure.inverses.tokens import (
     SliceBack,
     StringBack,
 )
+from bugsmith.harness.exercises.measure.inverses.twins import PartFromTwin
 from bugsmith.harness.exercises.measure.inverses.wrappers import AreaBack, KeyBack, PartBack, Rewrap, StatisticBack
 from bugsmith.mutators import registry
 from bugsmith.mutators.base import AnyMutator
@@ -54,6 +56,8 @@ INVERSES: tuple[type[Undo], ...] = (
     SliceBack, AttributeBack, OneBack, InsertMinus,
     AddKeyword, AxisBack, RemoveArgument, MoveBack, ElifBack, LoopTestBack, ResultBack,
     Rewrap, StatisticBack, AreaBack, KeyBack, PartBack, ConditionBack, GuardBack, UpdateBack, OriginBack,
+    TypeBack, RangeEndBack, AlternativeBack, LabelSetBack,
+    PartFromTwin,
 )
 
 
