@@ -21,3 +21,12 @@ def find_all(
     tuple of them, as for `isinstance`), matches; in source order, as `m.findall` finds them."""
     return [node for node in m.findall(tree, matcher) if isinstance(node, kind)]
 
+
+def dotted(node: cst.CSTNode | None) -> str | None:
+    """`self.queue` for `self.queue`, None for anything that is not a plain name chain."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        owner = dotted(node.value)
+        return None if owner is None else f"{owner}.{node.attr.value}"
+    return None

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.nodes import find_all
+from bugsmith.mutators.analysis.nodes import dotted, find_all
 
 # `def` of a method of the class around a statement, by name: how `self.m(...)` is looked into.
 Methods = Callable[[str], "cst.FunctionDef | None"]
@@ -31,16 +31,6 @@ MUTATING = frozenset({
 STORES = MUTATING - {"pop", "popleft", "popitem", "setdefault", "remove"}
 # heapq's functions change the list they are given first.
 HEAP = frozenset({"heappush", "heappop", "heapreplace", "heappushpop", "heapify"})
-
-
-def dotted(node: cst.CSTNode | None) -> str | None:
-    """`self.queue` for `self.queue`, None for anything that is not a plain name chain."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        owner = dotted(node.value)
-        return None if owner is None else f"{owner}.{node.attr.value}"
-    return None
 
 
 def overlap(a: str, b: str) -> bool:

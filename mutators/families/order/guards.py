@@ -5,9 +5,9 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.nodes import find_all
+from bugsmith.mutators.analysis.nodes import dotted, find_all
 from bugsmith.mutators.base import Example
-from bugsmith.mutators.families.order.effects import Methods, dotted, meets, reads, writes
+from bugsmith.mutators.families.order.effects import Methods, meets, reads, writes
 from bugsmith.mutators.families.order.roles import changed, check_test
 from bugsmith.mutators.families.order.swap import NeighbourSwap
 from bugsmith.mutators.family import Family

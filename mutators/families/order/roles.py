@@ -17,8 +17,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee, leading_positional
-from bugsmith.mutators.analysis.nodes import find_all
-from bugsmith.mutators.families.order.effects import Methods, dotted, reads, writes
+from bugsmith.mutators.analysis.nodes import dotted, find_all
+from bugsmith.mutators.families.order.effects import Methods, reads, writes
 
 EXITS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 

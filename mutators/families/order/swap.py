@@ -27,9 +27,10 @@ from typing import ClassVar
 import libcst as cst
 import libcst.matchers as m
 
+from bugsmith.mutators.analysis.nodes import dotted
 from bugsmith.mutators.base import Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families.order.effects import Methods, binds, dotted, may_write, meets, reads, unbinds
+from bugsmith.mutators.families.order.effects import Methods, binds, may_write, meets, reads, unbinds
 from bugsmith.mutators.families.order.roles import EXITS, exits, single
 
 _MOVABLE = (cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With)

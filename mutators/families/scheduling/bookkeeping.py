@@ -15,7 +15,7 @@ import libcst.matchers as m
 from bugsmith.mutators.analysis.arguments import callee, method_of
 from bugsmith.mutators.analysis.expressions import boundary_flips
 from bugsmith.mutators.analysis.names import words
-from bugsmith.mutators.analysis.nodes import find_all
+from bugsmith.mutators.analysis.nodes import dotted, find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.scheduling.dataflow import (
@@ -23,7 +23,6 @@ from bugsmith.mutators.families.scheduling.dataflow import (
     binds,
     block_of,
     chains,
-    dotted,
     identifiers,
     moved,
     only,

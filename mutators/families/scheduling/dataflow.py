@@ -12,21 +12,11 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.nodes import find_all
+from bugsmith.mutators.analysis.nodes import dotted, find_all
 from bugsmith.mutators.context import Context
 
 # A loop is a pass over a collection: what a cleanup or a state transition is moved across.
 LOOPS = (cst.For, cst.While)
-
-
-def dotted(node: cst.CSTNode | None) -> str | None:
-    """`self.queue` for `self.queue`, None for anything that is not a plain name chain."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        owner = dotted(node.value)
-        return None if owner is None else f"{owner}.{node.attr.value}"
-    return None
 
 
 class _Chains(cst.CSTVisitor):

@@ -14,10 +14,10 @@ import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee, method_of
 from bugsmith.mutators.analysis.names import words
-from bugsmith.mutators.analysis.nodes import find_all
+from bugsmith.mutators.analysis.nodes import dotted, find_all
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families.scheduling.dataflow import LOOPS, binds, block_of, chains, dotted, moved, only, reads
+from bugsmith.mutators.families.scheduling.dataflow import LOOPS, binds, block_of, chains, moved, only, reads
 from bugsmith.mutators.families.scheduling.queue_facts import queueish
 from bugsmith.mutators.family import Family
 

@@ -12,8 +12,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import dotted
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families.scheduling.dataflow import dotted
 
 _QUEUE_WORDS = frozenset({"queue", "queued", "waiting", "pending", "fifo", "backlog", "waitlist", "inbox", "q"})
 

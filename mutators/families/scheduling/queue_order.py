@@ -13,9 +13,10 @@ import libcst.matchers as m
 
 from bugsmith.mutators.analysis.arguments import callee, keyword, keyword_arg, method_of, with_arg, without_arg
 from bugsmith.mutators.analysis.names import words
+from bugsmith.mutators.analysis.nodes import dotted
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
-from bugsmith.mutators.families.scheduling.dataflow import dotted, identifiers
+from bugsmith.mutators.families.scheduling.dataflow import identifiers
 from bugsmith.mutators.families.scheduling.queue_facts import ModuleFacts, queueish
 from bugsmith.mutators.family import Family
 
