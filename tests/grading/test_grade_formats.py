@@ -30,6 +30,7 @@ from bugsmith.harness.exercises.judge.gradescope import gradescope_failure, grad
 from bugsmith.harness.exercises.judge.grading import Grade, TestResult, grade
 from bugsmith.harness.exercises.judge.junit_grade import VERDICT_CLASS, VERDICT_NAME, junit_failure, junit_grade
 from bugsmith.harness.exercises.judge.process import judge
+from bugsmith.harness.exercises.sources.handout_names import HandoutNames
 from bugsmith.harness.shared.protocol import TestOutcome
 from tests.grading.attempt_logs import FIXED, HANDOUT, VISIBLE, log_text
 from tests.grading.submissions import requires_bwrap, submission
@@ -181,6 +182,11 @@ def test_no_namespaces_means_a_failed_run_with_one_line(tmp_path: Path) -> None:
     assert "Creating new namespace failed" in document["output"] and "tamper" not in document["output"]
 
 
+def _student_names(grade: Grade):
+    """A project test id as the student's results name it (their handout's files)."""
+    return HandoutNames(level=grade.handout_level, packages=(grade.problem,)).test_id
+
+
 @pytest.mark.slow
 @requires_bwrap
 class TestRealGrades:
@@ -191,8 +197,9 @@ class TestRealGrades:
             document = gradescope_results(graded[key], points=points, process_lines=PROCESS)
             VALIDATOR.validate(document)
             assert document["score"] == (2.5 if key == "pass" else 0.0)
-            assert sorted(t["name"] for t in document["tests"]) == sorted(t.id for t in graded[key].tests)
-            failing = {t.id for t in graded[key].tests if t.outcome != TestOutcome.PASSED}
+            shown = _student_names(graded[key])  # the student's own file names: auc/tests/...
+            assert sorted(t["name"] for t in document["tests"]) == sorted(shown(t.id) for t in graded[key].tests)
+            failing = {shown(t.id) for t in graded[key].tests if t.outcome != TestOutcome.PASSED}
             assert {t["name"] for t in document["tests"] if t["status"] == "failed"} == failing
             assert not any(line in document["output"] for line in PROCESS)  # the instructor's, not the student's
             assert document["extra_data"]["bugsmith"]["process"] == list(PROCESS)
@@ -209,15 +216,17 @@ class TestRealGrades:
         held_back = [t for t in failing.tests if t.hidden]
         assert held_back and any(t.message for t in held_back if t.outcome != TestOutcome.PASSED)
         by_name = {t["name"]: t for t in document["tests"]}
+        names = HandoutNames(level=failing.handout_level, packages=(failing.problem,))
+        assert failing.handout_level == "reference"  # a built-in problem's handout drops `reference/`
         for test in failing.tests:
-            entry = by_name[test.id]
+            entry = by_name[names.test_id(test.id)]
             assert entry["visibility"] == ("after_published" if test.hidden else "visible")
             if test.hidden:
-                assert test.id not in document["output"]
+                assert test.id not in document["output"] and names.test_id(test.id) not in document["output"]
                 if test.message:
-                    assert test.message not in text
+                    assert test.message not in text and names.markdown(test.message) not in text
             elif test.message and test.outcome != TestOutcome.PASSED:
-                assert test.message in entry["output"]
+                assert names.markdown(test.message) in entry["output"]
         exercise = auc_exercises[0]
         assert _fix_lines(exercise) and not any(line in text for line in _fix_lines(exercise))
         asserts = _held_back_asserts(auc_pack, exercise)
