@@ -157,6 +157,7 @@ def watch(paths, tests, jobs, report_dir, no_report, builtin) -> None:
     options = replace(config.resolve(Path.cwd(), tuple(paths), builtin=builtin, tests=tuple(tests), jobs=jobs),
                       preload=True)
     click.echo("bugsmith: watching the code and the tests; Ctrl-C stops", err=True)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` ends it as Ctrl-C does, preloader too
     try:
         for change in rounds(options, lambda chosen: harness.run(chosen)):
             click.echo(change.summary())

@@ -79,8 +79,11 @@ def test_watch_judges_a_save_and_ctrl_c_leaves_nothing_behind(tmp_path: Path) ->
     test = root / "tests" / "test_pkg.py"
     test.write_text("from pkg import double\n\n\ndef test_double():\n    assert double(3) == 6\n")
     (root / "pyproject.toml").write_text('[tool.bugsmith]\npaths = ["pkg"]\ntests = ["tests"]\njobs = 1\n')
+    # As from a terminal: Ctrl-C at its default, whatever the test process set for itself (a
+    # signal a parent ignores stays ignored across exec, and Python then never raises KeyboardInterrupt).
     watcher = subprocess.Popen([sys.executable, "-m", "bugsmith", "watch", "--no-report"], cwd=root,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
     try:
         lines.append(watcher.stdout.readline())  # type: ignore[union-attr]
