@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import bisect
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
+from libcst.metadata import (
+    CodeRange,
+    MetadataWrapper,
+    ParentNodeProvider,
+    ScopeProvider,
+    WhitespaceInclusivePositionProvider,
+)
 from libcst.metadata.scope_provider import Scope
 
 
@@ -44,6 +51,15 @@ class Context:
     def statement(self, code: str) -> cst.BaseStatement:
         return cst.parse_statement(code, config=self.module.config_for_parsing)
 
+    def spans_line(self, node: cst.CSTNode, lines: Sequence[int]) -> bool:
+        """Whether `node`'s code (its leading whitespace included) reaches one of the sorted `lines`."""
+        where = self._positions[node]
+        return overlaps(lines, where.start.line, where.end.line)
+
+    @cached_property
+    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:  # the engine resolves them anyway: no extra pass
+        return self._wrapper.resolve(WhitespaceInclusivePositionProvider)
+
     def scope(self, node: cst.CSTNode) -> Scope | None:
         """libcst's scope of `node` (resolved lazily: most files never need it)."""
         return self._scopes.get(node)
@@ -51,3 +67,9 @@ class Context:
     @cached_property
     def _scopes(self) -> dict[cst.CSTNode, Scope | None]:
         return dict(self._wrapper.resolve(ScopeProvider))
+
+
+def overlaps(lines: Sequence[int], first: int, last: int) -> bool:
+    """Whether the sorted `lines` hold one from `first` to `last`."""
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last

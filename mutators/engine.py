@@ -11,7 +11,7 @@ import base64
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import libcst as cst
@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, WhitespaceInclusivePosit
 from bugsmith.errors import SourceError
 from bugsmith.mutators.base import AnyMutator
 from bugsmith.mutators.compiled import CompileUnits
-from bugsmith.mutators.context import Context
+from bugsmith.mutators.context import Context, overlaps
 from bugsmith.mutators.enumeration import Enumeration, FileMutants, Skipped, module_name
 from bugsmith.mutators.mutant import Mutant, line_starts, span_diff
 from bugsmith.mutators.sites import Proposal, collect, pragma_lines
@@ -64,9 +64,15 @@ def _scope_and_function(ctx: Context, node: cst.CSTNode) -> tuple[str, str | Non
 
 
 def mutants_of_source(
-    source: str, *, file: str, module: str, mutators: Sequence[AnyMutator]
+    source: str, *, file: str, module: str, mutators: Sequence[AnyMutator],
+    lines: Collection[int] | None = None,
 ) -> FileMutants:
+    """The mutants of `source`; with `lines`, only those whose edit starts on one of them (a
+    repair search wants the edits of its most suspicious lines, and splicing the others is most
+    of its cost). A mutant's id counts the same edits before it in its scope, so one kept from a
+    narrowed run may carry another id than in a whole one when its twin edit is left out."""
     tree = parse(source, file)
+    wanted = None if lines is None else sorted(lines)
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     ctx, proposals = collect(wrapper, mutators)
     pragmas = pragma_lines(source)
@@ -76,11 +82,17 @@ def mutants_of_source(
     seen: set[tuple[int, bytes]] = set()
     ordinals: Counter[tuple[str, ...]] = Counter()
     kept: list[Mutant] = []
+    renders_back: dict[int, bool] = {}  # the nodes live as long as `tree`: their ids stay theirs
     equivalent = duplicates = invalid = 0
     for proposal in proposals:
         target = proposal.target
-        result = splice(ctx, source, starts, target, positions[target], proposal.replacement)
+        position = positions[target]
+        if wanted is not None and not overlaps(wanted, position.start.line, position.end.line):
+            continue  # the edit cannot start on a wanted line: spare its splice
+        result = splice(ctx, source, starts, target, position, proposal.replacement, renders_back)
         if result and _has_pragma(result, pragmas):
+            continue
+        if result and wanted is not None and not overlaps(wanted, result.span.line, result.span.line):
             continue
         if result is None:
             invalid += 1

@@ -79,12 +79,17 @@ def splice(
     target: cst.CSTNode,
     position: CodeRange,
     replacement: cst.CSTNode | cst.RemovalSentinel,
+    renders_back: dict[int, bool] | None = None,
 ) -> Splice | None:
-    """The mutated file, or None when the node cannot be rendered back to its own text."""
+    """The mutated file, or None when the node cannot be rendered back to its own text;
+    `renders_back` keeps that answer per target for the next proposal at the same node."""
     start = line_starts[position.start.line - 1] + position.start.column
     end = line_starts[position.end.line - 1] + position.end.column
     indents = _indents(ctx, target)
-    if render(ctx, target, indents) != source[start:end]:
+    known = renders_back if renders_back is not None else {}
+    if id(target) not in known:
+        known[id(target)] = render(ctx, target, indents) == source[start:end]
+    if not known[id(target)]:
         return None
     new = replacement_text(ctx, target, replacement, indents)
     text = source[:start] + new + source[end:]

@@ -36,7 +36,7 @@ class _Measured(Levels):
                          key=lambda mutants, version: "")
         self.evidence = evidence
 
-    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
+    def _findability(self, mutant: Mutant, *, full: bool = True, survey: bool = False) -> Findability:
         return self.evidence[mutant.id]
 
 
@@ -119,3 +119,45 @@ def test_told_message_cuts_at_the_first_blank_line():
     assert told_message("a\n\nb", "easy") == "a"
     assert told_message("  first   line\nsecond", "medium") == "first line"
     assert told_message("anything", "hard") == ""
+
+
+class _Surveyed(_Measured):
+    """Levels whose bugs have surveys (no repair search yet) and a searched record each, counting
+    the searches asked for."""
+
+    def __init__(self, difficulty_asked: str, surveys: dict[str, Findability], searched: dict[str, Findability]) -> None:
+        super().__init__(difficulty_asked, surveys)
+        self.searched = searched
+        self.searches = 0
+        for ident in surveys:  # a masked pair: b's failing tests are among a's
+            self.remember(mutant(ident), tuple(Symptom(test=t, exception="", message="")
+                                               for t in (("t1", "t2") if ident == "a" else ("t1",))), True)
+
+    def _findability(self, mutant: Mutant, *, full: bool = True, survey: bool = False) -> Findability:
+        if survey or not full:
+            return self.evidence[mutant.id]
+        self.searches += 1
+        return self.searched[mutant.id]
+
+
+def _pair(asked: str, survey: dict[str, object], searched_tries: int | None) -> tuple[bool, int]:
+    surveys = {i: found(i, repair_tries=None, repair_searched=False, **survey) for i in "ab"}  # type: ignore[arg-type]
+    searched = {i: replace(surveys[i], repair_tries=searched_tries, repair_searched=True) for i in "ab"}
+    levels = _Surveyed(asked, surveys, searched)
+    return levels.fits([mutant("a"), mutant("b")], silent=True), levels.searches
+
+
+def test_a_pairs_level_told_by_its_surveys_runs_no_repair_search():
+    """A masked pair scores 4 points for being a pair; the hardest bug's points decide the rest."""
+    far = {"fl_rank": 12, "lines_to_read": 130, "helper": True}  # hard however fast a search repairs it
+    assert _pair("hard", far, searched_tries=1) == (True, 0)
+    near = {"fl_rank": 1, "lines_to_read": 20, "intent": True, "intent_in_code": True, "named": True}  # never hard
+    assert _pair("hard", near, searched_tries=None) == (False, 0)
+    assert _pair("easy", far, searched_tries=1) == (False, 0)
+
+
+def test_a_pair_the_search_decides_is_searched_and_scored_as_searched():
+    middling = {"fl_rank": 1, "lines_to_read": 60}  # 1 + 4 + 2 = 7 if repaired at once, 10 if never
+    assert _pair("hard", middling, searched_tries=None) == (True, 2)
+    assert _pair("hard", middling, searched_tries=1) == (False, 2)
+    assert _pair("medium", middling, searched_tries=1) == (True, 2)

@@ -28,7 +28,7 @@ from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 
 FINDABILITY_KIND = "exercise-findability"
-FINDABILITY_VERSION = "findability/4"  # part of its cache key: a new measure re-measures
+FINDABILITY_VERSION = "findability/5"  # part of its cache key: a new measure re-measures
 DROPPED_AT = ("medium", "hard")  # the levels whose handouts lose the sentences that give a bug away
 
 
@@ -60,9 +60,19 @@ class Levels:
             return True
         if not self.may_fit(mutants):
             return False  # hard K-bug exercises hide their bugs behind each other
-        # One bug's level may be told before its repair search: skip that search if no result of it could fit.
-        full = self.options.bug_count > 1 or len(mutants) > 1
-        found = self.findings(mutants, silent=silent, full=full)
+        if self.options.bug_count > 1 or len(mutants) > 1:
+            # A group's level is most often told by its bugs' surveys: the repair searches (most
+            # of a build's time) run only when their outcome could change whether it fits.
+            surveyed = self.findings(mutants, silent=silent, full=False, survey=True)
+            low, high = (LEVEL_NAMES.index(self._difficulty(_searched(surveyed, tries), mutants, silent).level)
+                         for tries in (1, None))
+            asked = LEVEL_NAMES.index(self.options.difficulty)
+            if low == high or not low <= asked <= high:
+                return low == high == asked
+            found = self.findings(mutants, silent=silent, full=True)
+        else:
+            # One bug's level may be told before its repair search: skip that search if no result of it could fit.
+            found = self.findings(mutants, silent=silent, full=False)
         return self._difficulty(found, mutants, silent).level == self.options.difficulty
 
     def score(self, mutants: Sequence[Mutant], silent: bool) -> tuple[tuple[Findability, ...], Difficulty]:
@@ -82,10 +92,12 @@ class Levels:
     def _failing_alone(self, mutants: Sequence[Mutant]) -> list[list[str]]:
         return [[s.test for s in self.alone.get(m.id, ((), True))[0]] for m in mutants]
 
-    def findings(self, mutants: Sequence[Mutant], *, silent: bool, full: bool = True) -> tuple[Findability, ...]:
+    def findings(self, mutants: Sequence[Mutant], *, silent: bool, full: bool = True,
+                 survey: bool = False) -> tuple[Findability, ...]:
         """Each bug's evidence as its handout shows it: a medium or hard exercise's handout loses
-        the comments and docstring sentences that state what its bugs contradict."""
-        found = tuple(self._findability(m, full=full) for m in mutants)
+        the comments and docstring sentences that state what its bugs contradict. With `survey`,
+        no repair search runs (a record may say it was skipped)."""
+        found = tuple(self._findability(m, full=full, survey=survey) for m in mutants)
         asked = self.options.difficulty
         if asked and asked not in DROPPED_AT:
             return found
@@ -111,15 +123,21 @@ class Levels:
                                                   silent=silent).level) for tries in (1, None))
         return low <= LEVEL_NAMES.index(self.options.difficulty) <= high
 
-    def _findability(self, mutant: Mutant, *, full: bool = True) -> Findability:
+    def _findability(self, mutant: Mutant, *, full: bool = True, survey: bool = False) -> Findability:
         """The evidence of how hard `mutant` alone is to find (cached: it costs runs); without
-        `full`, a survey whose repair search ran only if the asked level depends on it."""
+        `full`, a survey whose repair search ran only if the asked level depends on it; with
+        `survey`, one whose search did not run."""
         key = self.key([mutant], FINDABILITY_VERSION)
         cached = self.store.extras(FINDABILITY_KIND).get(key)
         if cached is not None and (cached.get("repair_searched", True) or not full):
             return Findability.from_dict(cached)
         symptoms, silent = self.alone.get(mutant.id, ((), True))
         found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms],
-                                    search=lambda survey: full or self._could_fit(survey, silent))
+                                    search=lambda found: not survey and (full or self._could_fit(found, silent)))
         self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
         return found
+
+
+def _searched(found: Sequence[Findability], tries: int | None) -> list[Findability]:
+    """`found` with every skipped repair search taken as ended after `tries` (None: not found)."""
+    return [f if f.repair_searched else replace(f, repair_tries=tries, repair_searched=True) for f in found]

@@ -14,7 +14,7 @@ failure, so a wrong edit costs one test.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import astuple, replace
 from pathlib import Path
 
 from bugsmith.harness.evaluate import Evaluator, combined_source
@@ -34,6 +34,10 @@ REPAIR_CAP = 50
 # Undo edits are written in the functions that hold this many of the most suspicious lines (ties
 # included): about as far as the search gets within its cap, at some ten edits per line.
 UNDO_LINES = 10
+# The repair search makes the edits of this many most suspicious lines first (ties included), and
+# the others only when those give fewer than REPAIR_CAP: at some ten engine edits and tens of
+# undo edits per line, eight lines nearly always give enough.
+FIRST_LINES = 8
 
 
 class Probes:
@@ -89,7 +93,7 @@ class Probes:
 
     def repair_tries(self, bug: Mutant, scores: dict[Line, float], failing: Sequence[str]) -> int | None:
         """How many candidate edits, most suspicious lines first, until the visible tests pass."""
-        candidates = self.repair_candidates(bug, scores)[:REPAIR_CAP]
+        candidates = self.repair_candidates(bug, scores, cap=REPAIR_CAP)
         tests = (*failing, *(t for t in self.visible if t not in failing))
         jobs = [self._repair_job(f"repair-{i}", bug, edit, tests) for i, edit in enumerate(candidates)]
         verdicts = self.ev.run(jobs) if jobs else {}
@@ -98,22 +102,47 @@ class Probes:
                 return i + 1
         return None
 
-    def repair_candidates(self, bug: Mutant, scores: dict[Line, float]) -> list[Mutant]:
+    def repair_candidates(self, bug: Mutant, scores: dict[Line, float], cap: int | None = None) -> list[Mutant]:
         """Every edit the engine proposes, and every undo edit, on the buggy program at a line a
         failing test ran, ordered by the line's suspiciousness, then by the edit's tier (one
-        token first), then place, then id: the same order every time."""
+        token first), then place, operator and text (not the id, which counts the same edits
+        before it in its scope): the same order every time; the first `cap` of them.
+
+        With a cap, the edits of the most suspicious lines (FIRST_LINES of them, ties included)
+        are made first, and the others only if those are fewer than the cap: an edit of a less
+        suspicious line comes after every edit of a more suspicious one, so the first `cap` are
+        the same, and making every edit of the file (thousands of undo edits) was most of a
+        build's time."""
+        levels = sorted(set(scores.values()), reverse=True)
+        ranked = sorted(scores.values(), reverse=True)
+        floor = ranked[min(FIRST_LINES, len(ranked)) - 1] if cap is not None and ranked else None
+        if floor is not None and floor > levels[-1]:
+            first = self._candidates(bug, scores, {line for line, score in scores.items() if score >= floor})
+            if len(first) >= cap:  # type: ignore[operator]  # cap is set when floor is
+                return first[:cap]
+        return self._candidates(bug, scores, None)[:cap]
+
+    def _candidates(self, bug: Mutant, scores: dict[Line, float], wanted: set[Line] | None) -> list[Mutant]:
+        """The ordered edits at the lines of `scores` (of `wanted` only, when named)."""
+        def lines(file: str) -> frozenset[int] | None:
+            return None if wanted is None else frozenset(n for f, n in wanted if f == file)
+
         buggy = combined_source(self.ev.sources[bug.file], [bug])
-        edits = list(repair_edits(buggy, file=bug.file, module=bug.module,
+        edits = list(repair_edits(buggy, file=bug.file, module=bug.module, lines=lines(bug.file),
                                   functions=_suspicious_functions(bug.file, buggy, scores), forward=self.mutators))
         for file in self.ev.sources:
-            if file != bug.file:
-                edits.extend(self._edits_of_original(file, _suspicious_functions(file, self.ev.sources[file], scores)))
-        suspicious = [e for e in edits if e.function is not None and (e.file, e.span.line) in scores]
+            if file != bug.file and lines(file) != frozenset():
+                edits.extend(self._edits_of_original(file, _suspicious_functions(file, self.ev.sources[file], scores),
+                                                     lines(file)))
+        keep = scores if wanted is None else wanted
+        suspicious = [e for e in edits if e.function is not None and (e.file, e.span.line) in keep]
         return sorted(suspicious, key=lambda e: (-scores[(e.file, e.span.line)], tier(e.operator), e.file,
-                                                 e.span.line, e.id))
+                                                 astuple(e.span), e.operator, e.mutated))
 
-    def _edits_of_original(self, file: str, functions: frozenset[str]) -> tuple[Mutant, ...]:
-        """The engine's edits of an unchanged file (kept for the next bug), and its undo edits in `functions`."""
+    def _edits_of_original(self, file: str, functions: frozenset[str],
+                           lines: frozenset[int] | None) -> tuple[Mutant, ...]:
+        """The engine's edits of an unchanged file (kept for the next bug), and its undo edits in
+        `functions` (on `lines`, when named)."""
         module = file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
         if file not in self._original_edits:
             self._original_edits[file] = mutants_of_source(self.ev.sources[file], file=file, module=module,
@@ -121,7 +150,8 @@ class Probes:
         made = self._original_edits[file]
         if not functions:
             return made
-        return (*made, *undo_edits(self.ev.sources[file], file=file, module=module, functions=functions, made=made))
+        return (*made, *undo_edits(self.ev.sources[file], file=file, module=module, functions=functions, made=made,
+                                   lines=lines))
 
     def _repair_job(self, key: str, bug: Mutant, edit: Mutant, tests: Sequence[str]) -> Job:
         """The buggy program with `edit` applied too (`edit`'s span is in the buggy text when it is

@@ -15,7 +15,7 @@ the search orders its tries on equally suspicious lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from bugsmith.harness.exercises.measure.inverses.base import TOKEN, Undo
 from bugsmith.harness.exercises.measure.inverses.checks import AlternativeBack, LabelSetBack, RangeEndBack, TypeBack
@@ -61,26 +61,29 @@ INVERSES: tuple[type[Undo], ...] = (
 )
 
 
-def undo_mutators(functions: frozenset[str] | None = None) -> list[AnyMutator]:
-    """The undo edits, limited to the functions named in `functions` (None: everywhere)."""
-    return [cls(functions) for cls in INVERSES]
+def undo_mutators(functions: frozenset[str] | None = None, lines: Collection[int] | None = None) -> list[AnyMutator]:
+    """The undo edits, limited to the functions named in `functions` and to `lines` (None: everywhere)."""
+    return [cls(functions, None if lines is None else sorted(lines)) for cls in INVERSES]
 
 
 def repair_edits(source: str, *, file: str, module: str, functions: frozenset[str] | None = None,
-                 forward: Sequence[AnyMutator] | None = None) -> tuple[Mutant, ...]:
-    """Every edit a repair search may try on `source`: the engine's operators' (`forward`, all of
-    them when None) first, then the undo edits in `functions` that the engine does not make."""
-    made = mutants_of_source(source, file=file, module=module,
+                 forward: Sequence[AnyMutator] | None = None,
+                 lines: Collection[int] | None = None) -> tuple[Mutant, ...]:
+    """Every edit a repair search may try on `source` (on `lines` only, when named): the engine's
+    operators' (`forward`, all of them when None) first, then the undo edits in `functions` that
+    the engine does not make."""
+    made = mutants_of_source(source, file=file, module=module, lines=lines,
                              mutators=registry.select(()) if forward is None else forward).mutants
-    return (*made, *undo_edits(source, file=file, module=module, functions=functions, made=made))
+    return (*made, *undo_edits(source, file=file, module=module, functions=functions, made=made, lines=lines))
 
 
 def undo_edits(source: str, *, file: str, module: str, functions: frozenset[str] | None,
-               made: Sequence[Mutant]) -> tuple[Mutant, ...]:
-    """The undo edits on `source` in `functions`, less those that an edit of `made` (the engine's
-    edits of the same source) already makes: same place, same text."""
+               made: Sequence[Mutant], lines: Collection[int] | None = None) -> tuple[Mutant, ...]:
+    """The undo edits on `source` in `functions` (and on `lines`, when named), less those that an
+    edit of `made` (the engine's edits of the same source) already makes: same place, same text."""
     seen = {(m.span, m.mutated) for m in made}
-    undone = mutants_of_source(source, file=file, module=module, mutators=undo_mutators(functions)).mutants
+    undone = mutants_of_source(source, file=file, module=module, mutators=undo_mutators(functions, lines),
+                               lines=lines).mutants
     return tuple(m for m in undone if (m.span, m.mutated) not in seen)
 
 

@@ -7,7 +7,7 @@ reader of such code knows), never from the reference or from the bug's record.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 import libcst as cst
@@ -31,13 +31,15 @@ class Undo(Mutator[NodeT]):
     tier: ClassVar[int] = TOKEN
     explanation = "`{original}` became `{mutated}`: a repair the search tries"
 
-    def __init__(self, functions: frozenset[str] | None = None) -> None:
+    def __init__(self, functions: frozenset[str] | None = None, lines: Sequence[int] | None = None) -> None:
         self.functions = functions
+        self.lines = lines  # sorted
 
     def here(self, node: cst.CSTNode, ctx: Context) -> bool:
-        """Whether `node` is inside a function the search looks at."""
+        """Whether `node` is inside a function the search looks at, and on a line it looks at."""
         function = ctx.function(node)
-        return function is not None and (self.functions is None or function.name.value in self.functions)
+        return (function is not None and (self.functions is None or function.name.value in self.functions)
+                and (self.lines is None or ctx.spans_line(node, self.lines)))
 
 
 def names_read(node: cst.CSTNode) -> list[str]:
