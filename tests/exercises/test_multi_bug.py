@@ -20,8 +20,9 @@ def single(ident: str, function: str) -> Evidence:
 
 def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0,
             difficulty: str = "") -> ProblemBuilder:
-    """A builder whose full runs validate any group without a member of `spoils` (bugs that mask
-    the others), and whose single bugs are the first `wanted` of `pool`."""
+    """A builder whose full runs validate any group (or bug alone) without a member of `spoils`
+    (bugs that mask the others), and whose bugs seen failing a visible test are the first
+    `wanted` of `pool`."""
     made = object.__new__(ProblemBuilder)
     made.options = ExerciseOptions(problems=("p",), count=1, bugs=bugs, seed=seed, difficulty=difficulty)
     made.levels = Levels(made.options, probes=None, store=None, key=None)  # type: ignore[arg-type]
@@ -35,12 +36,12 @@ def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0
         return [dataclasses.replace(pool[0], mutants=tuple(group)) for group in groups
                 if not spoils & {m.id for m in group}]
 
-    def singles(wanted):
-        made.silent = pool[:wanted]
-        return made.silent
+    def seen(wanted):
+        made.quiet = [e.mutants[0] for e in pool[:wanted]]
+        return made.quiet
 
     made._validate = validate
-    made._singles = singles
+    made._seen = seen
     return made
 
 
@@ -67,9 +68,10 @@ def test_a_bug_that_spoils_its_groups_is_dropped_not_the_quota():
     """`a` masks every bug it is paired with: the old greedy pairing burnt a and b and stopped."""
     pool = [single(i, f"f{i}") for i in "abcde"]
     made = builder(pool, spoils={"a"})
-    made._group(pool, 2)
+    made._group([e.mutants[0] for e in pool], 2)
     assert ids(made.groups) == [["b", "c"], ["d", "e"]]
     assert sum("a" in {m.id for m in g} for g in made.validated) == 2  # dropped after two spoiled groups
+    assert [m.id for g in made.validated if len(g) == 1 for m in g] == ["b", "c", "d", "e"]  # alone: the chosen
 
 
 def test_the_pool_grows_until_the_quota_is_met():
@@ -94,7 +96,7 @@ def test_a_problem_that_cannot_meet_its_quota_says_why():
     pool = [single(i, f"f{i}") for i in "abc"]
     made = builder(pool, spoils={"a", "b", "c"})
     assert made._chosen(1) == []
-    assert made.shortfall == "3 single bugs validated, 3 groups tried, of 3 candidate edits"
+    assert made.shortfall == "3 bugs with a visible symptom, 3 groups tried, of 3 candidate edits"
 
 
 def test_bugs_in_too_few_functions_are_named_as_the_reason():
@@ -136,9 +138,10 @@ def test_a_hard_exercise_pairs_only_bugs_that_share_a_failing_test_and_runs_no_o
         made.levels.remember(dataclasses.replace(mutant(ident), function=f"f{ident}"),
                              tuple(Symptom(test=t, exception="", message="") for t in tests), True)
     made.levels.fits = lambda mutants, silent: made.levels.may_fit(mutants)  # no findability here
-    made._group(pool, 1)
+    made._group([e.mutants[0] for e in pool], 1)
     assert ids(made.groups) == [["b", "d"]]
-    assert [sorted(m.id for m in g) for g in made.validated] == [["b", "d"]]
+    # the pair ran, then each of its bugs alone (the record of what each fails); no other pair ran
+    assert [sorted(m.id for m in g) for g in made.validated] == [["b", "d"], ["b"], ["d"]]
 
 
 def test_hard_exercises_get_two_bugs_unless_asked_otherwise():

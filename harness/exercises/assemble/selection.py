@@ -259,16 +259,34 @@ class ProblemBuilder:
         return chosen
 
     def _multi(self, wanted: int) -> list[Evidence]:
-        """The first `wanted` K-bug groups, from a pool of validated single bugs that doubles until
-        they are formed or the problem has no candidate left: bugs that mask each other, or a
-        silent pair that turns loud, must not end a build that a bigger pool would finish."""
+        """The first `wanted` K-bug groups, from a pool of bugs with a visible symptom that doubles
+        until they are formed or the problem has no candidate left: bugs that mask each other, or
+        a silent pair that turns loud, must not end a build that a bigger pool would finish."""
         size = (wanted + 1) * self.options.bug_count  # one group to spare; more only when groups spoil
         while True:
-            singles = self._singles(size)
-            self._group(singles, wanted)
-            if len(self.groups) >= wanted or len(singles) < size:
+            pool = self._seen(size)
+            self._group(pool, wanted)
+            if len(self.groups) >= wanted or len(pool) < size:
                 return self.groups[:wanted]
             size *= 2
+
+    def _seen(self, wanted: int) -> list[Mutant]:
+        """The first `wanted` bugs with a symptom on the visible tests, in pool order: those that
+        fail them silently, then (unless --silent-only, once every candidate has run) loud ones.
+        Only the visible run so far: a bug runs on every test alone once a group of it fits
+        (`_group`), where validating every bug of the pool alone was most of a hard build."""
+        while len(self.quiet) < wanted and self.seen < len(self.candidates):
+            batch = self.candidates[self.seen:self.seen + max(BATCH, 2 * wanted)]
+            self.seen += len(batch)
+            quiet, noisy = self._with_symptom(batch)
+            self.quiet.extend(quiet)
+            self.noisy.extend(noisy)
+            if self.on_batch:
+                self.on_batch(self.seen, len(self.candidates))
+        pool = self.quiet[:wanted]
+        if len(pool) < wanted and not self.options.silent_only:
+            pool += sorted(self.noisy, key=lambda m: self.rank[m.id])[:wanted - len(pool)]
+        return pool
     def _check_test_files(self) -> None:
         """Every collected test is in a visible or held-back file, or a held-back one could leak."""
         known = {*self.spec.visible, *self.spec.hidden}
@@ -333,6 +351,8 @@ class ProblemBuilder:
             if failed:
                 kinds = {failure_kind(r) for r in failed.values()}
                 (quiet if kinds == {Failure.SILENT} else noisy).append(mutant)
+                # What a group's masking is told from; a full run alone later says it again.
+                self.levels.remember(mutant, self._symptoms(failed), kinds == {Failure.SILENT})
         return quiet, noisy
 
     def _validate(self, groups: Sequence[Sequence[Mutant]]) -> list[Evidence]:
@@ -365,24 +385,25 @@ class ProblemBuilder:
             return None
         passed_ids = {r.id for r in verdict.results if r.outcome == TestOutcome.PASSED}
         passed = tuple(t for t in self.all_tests if t in passed_ids)
-        symptoms = tuple(
-            Symptom(test=t, exception=failed[t].exception or "", message=_clean(failed[t].message))
-            for t in self.visible if t in failed)
         return Evidence(mutants=tuple(group), fail_to_pass=tuple(t for t in self.all_tests if t in failed),
-                        pass_to_pass=passed, symptoms=symptoms,
+                        pass_to_pass=passed, symptoms=self._symptoms(failed),
                         silent=all(failure_kind(r) == Failure.SILENT for r in failed.values()))
 
-    def _group(self, singles: Sequence[Evidence], wanted: int) -> None:
-        """Forms K-bug groups of bugs in K different functions, validated again together, until
-        `wanted` are formed or `singles` has no untried group left.
+    def _symptoms(self, failed: dict[str, TestResult]) -> tuple[Symptom, ...]:
+        """What the failed visible tests show, in test order."""
+        return tuple(Symptom(test=t, exception=failed[t].exception or "", message=_clean(failed[t].message))
+                     for t in self.visible if t in failed)
+
+    def _group(self, pool: Sequence[Mutant], wanted: int) -> None:
+        """Forms K-bug groups of bugs in K different functions, validated together and then each
+        alone (its FAIL_TO_PASS alone is the exercise's record of which tests each bug fails),
+        until `wanted` are formed or `pool` has no untried group left.
 
         Groups are tried in pool order (`pool.next_group`); a group that fails together (its
         bugs mask each other, or two silent bugs fail loudly together) frees its members for
         other groups, and a member that spoiled two groups is dropped, so at most 3n/K groups
-        are ever validated for n single bugs.
+        are ever validated for n bugs.
         """
-        alone = {e.mutants[0].id: e.fail_to_pass for e in singles}
-        pool = [e.mutants[0] for e in singles]
         while len(self.groups) < wanted:
             group = next_group([m for m in pool if m.id not in self.used and self.spoiled[m.id] < 2],
                                self.options.bug_count, self.tried, self.levels.may_fit)
@@ -390,18 +411,29 @@ class ProblemBuilder:
                 return
             self.tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
-            if validated and (validated[0].silent or not self.options.silent_only) and self._fits(validated[0]):
-                self.groups.append(replace(validated[0], alone={m.id: alone[m.id] for m in group}))
+            fits = validated and (validated[0].silent or not self.options.silent_only) and self._fits(validated[0])
+            alone = self._alone(group) if fits else None
+            if alone is not None:
+                self.groups.append(replace(validated[0], alone=alone))
                 self.used.update(m.id for m in group)
             else:
                 self.spoiled.update(m.id for m in group)
             self._report(len(self.groups))
 
+    def _alone(self, group: Sequence[Mutant]) -> dict[str, tuple[str, ...]] | None:
+        """Each bug's FAIL_TO_PASS alone, from a full run of each; None if one fails no visible test."""
+        singles = self._validate([[m] for m in group])
+        if len(singles) != len(group):
+            return None
+        return {e.mutants[0].id: e.fail_to_pass for e in singles}
+
     def _why_short(self) -> str:
         """What was tried, and why a problem gave fewer exercises than asked, if it did."""
-        singles = self.silent + self.loud
-        functions = {(e.mutants[0].file, e.mutants[0].function) for e in singles}
-        told = _shortfall(len(singles), len(self.tried), len(self.candidates))
+        grouped = self.options.bug_count > 1  # groups draw on bugs seen failing a visible test (`_seen`)
+        singles = [*self.quiet, *self.noisy] if grouped else [e.mutants[0] for e in self.silent + self.loud]
+        functions = {(m.file, m.function) for m in singles}
+        told = _shortfall(len(singles), len(self.tried), len(self.candidates),
+                          "bugs with a visible symptom" if grouped else "single bugs validated")
         if self.options.bug_count > 1 and len(functions) < self.options.bug_count:
             return f"{told}: the validated bugs lie in {len(functions)} functions, {self.options.bug_count} needed"
         if not self.candidates:
@@ -429,8 +461,8 @@ class ProblemBuilder:
         )
 
 
-def _shortfall(singles: int, groups: int, candidates: int) -> str:
-    return f"{singles} single bugs validated, {groups} groups tried, of {candidates} candidate edits"
+def _shortfall(singles: int, groups: int, candidates: int, what: str = "single bugs validated") -> str:
+    return f"{singles} {what}, {groups} groups tried, of {candidates} candidate edits"
 
 
 def _failed(verdict: Verdict) -> dict[str, TestResult] | None:
