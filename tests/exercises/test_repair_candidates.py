@@ -12,7 +12,6 @@ import pytest
 
 from bugsmith.harness import config
 from bugsmith.harness.exercises.measure.probes import FIRST_LINES, REPAIR_CAP, Probes
-from bugsmith.harness.shared.protocol import TestOutcome, TestResult, Verdict
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.mutant import Mutant
@@ -88,37 +87,3 @@ def test_a_source_path_is_not_needed(tmp_path: Path):
     on_3 = mutants_of_source(source, file="m.py", module="m", mutators=registry.select(()), lines={3}).mutants
     assert {m.span.line for m in on_3} == {3}
     assert sorted(map(_key, on_3)) == sorted(_key(m) for m in every if m.span.line == 3)
-
-
-class _Runs:
-    """An evaluator whose runs pass exactly the tries named in `passing`, counting what ran."""
-
-    def __init__(self, passing: set[int]) -> None:
-        self.passing = passing
-        self.ran: list[str] = []
-
-    def run(self, jobs):
-        self.ran.extend(jobs)
-        outcome = {True: TestOutcome.PASSED, False: TestOutcome.FAILED}
-        return {job: Verdict(mutant_id=job, results=(TestResult(id="t", when="call",
-                                                         outcome=outcome[int(job[7:]) in self.passing]),))
-                for job in jobs}
-
-
-def _search(passing: set[int]) -> tuple[int | None, list[str]]:
-    probes = Probes.__new__(Probes)
-    runs = _Runs(passing)
-    probes.ev = runs  # type: ignore[assignment]
-    probes.visible = ("t",)
-    probes.repair_candidates = lambda bug, scores, cap=None: list(range(REPAIR_CAP))  # type: ignore[method-assign]
-    probes._repair_job = lambda key, bug, edit, tests: key  # type: ignore[method-assign]
-    return probes.repair_tries(None, {}, ["t"]), runs.ran  # type: ignore[arg-type]
-
-
-def test_the_search_stops_after_the_batch_of_its_first_passing_try():
-    tries, ran = _search({2, 30})
-    assert tries == 3 and len(ran) == 4  # the first batch held a passing try: nothing more ran
-    tries, ran = _search({9, 11})
-    assert tries == 10 and len(ran) == 12  # 4, then 8
-    tries, ran = _search(set())
-    assert tries is None and len(ran) == REPAIR_CAP and ran == [f"repair-{i}" for i in range(REPAIR_CAP)]

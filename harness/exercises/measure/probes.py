@@ -7,13 +7,13 @@ that tries every edit bugsmith's own engine proposes on the buggy code, and the 
 suspicious lines first, one token before one part before code written anew, and counts the
 tries until one makes the visible tests pass. The search is told nothing of the bug: it reads
 the buggy program, the coverage and the test outcomes, as a candidate would. The candidate
-edits run in batches on the worker pool (4, then 8, 16, ...: a search that passes early spares
-the rest), failing tests first and stopping at the first failure, so a wrong edit costs one test.
+edits run as a batch on the worker pool, failing tests first and stopping at the first
+failure, so a wrong edit costs one test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import astuple, replace
 from pathlib import Path
 
@@ -38,7 +38,6 @@ UNDO_LINES = 10
 # the others only when those give fewer than REPAIR_CAP: at some ten engine edits and tens of
 # undo edits per line, eight lines nearly always give enough.
 FIRST_LINES = 8
-FIRST_BATCH = 4  # tries run together before the search looks whether one passed
 
 
 class Probes:
@@ -96,14 +95,11 @@ class Probes:
         """How many candidate edits, most suspicious lines first, until the visible tests pass."""
         candidates = self.repair_candidates(bug, scores, cap=REPAIR_CAP)
         tests = (*failing, *(t for t in self.visible if t not in failing))
-        start = 0
-        for size in _batches(len(candidates)):
-            jobs = [self._repair_job(f"repair-{i}", bug, candidates[i], tests) for i in range(start, start + size)]
-            verdicts = self.ev.run(jobs)
-            for i in range(start, start + size):
-                if _all_passed(verdicts.get(f"repair-{i}"), len(tests)):
-                    return i + 1  # the first passing try, as if all had run: each runs alone
-            start += size
+        jobs = [self._repair_job(f"repair-{i}", bug, edit, tests) for i, edit in enumerate(candidates)]
+        verdicts = self.ev.run(jobs) if jobs else {}
+        for i in range(len(candidates)):
+            if _all_passed(verdicts.get(f"repair-{i}"), len(tests)):
+                return i + 1
         return None
 
     def repair_candidates(self, bug: Mutant, scores: dict[Line, float], cap: int | None = None) -> list[Mutant]:
@@ -174,16 +170,6 @@ class Probes:
         first, *rest = patches
         return replace(base, module=first.module, path=first.path, function=first.function, source=first.source,
                        extra=tuple(rest))
-
-
-def _batches(count: int) -> Iterator[int]:
-    """The sizes of the batches `count` tries run in: FIRST_BATCH, then doubling. A search that
-    passes at its first tries (most do) spares the rest, and a batch keeps the workers busy."""
-    size = FIRST_BATCH
-    while count > 0:
-        yield min(size, count)
-        count -= size
-        size *= 2
 
 
 def _suspicious_functions(file: str, source: str, scores: dict[Line, float]) -> frozenset[str]:
