@@ -287,6 +287,7 @@ class ProblemBuilder:
         if len(pool) < wanted and not self.options.silent_only:
             pool += sorted(self.noisy, key=lambda m: self.rank[m.id])[:wanted - len(pool)]
         return pool
+
     def _check_test_files(self) -> None:
         """Every collected test is in a visible or held-back file, or a held-back one could leak."""
         known = {*self.spec.visible, *self.spec.hidden}

@@ -113,13 +113,13 @@ class Probes:
         suspicious line comes after every edit of a more suspicious one, so the first `cap` are
         the same, and making every edit of the file (thousands of undo edits) was most of a
         build's time."""
-        levels = sorted(set(scores.values()), reverse=True)
         ranked = sorted(scores.values(), reverse=True)
-        floor = ranked[min(FIRST_LINES, len(ranked)) - 1] if cap is not None and ranked else None
-        if floor is not None and floor > levels[-1]:
-            first = self._candidates(bug, scores, {line for line, score in scores.items() if score >= floor})
-            if len(first) >= cap:  # type: ignore[operator]  # cap is set when floor is
-                return first[:cap]
+        if cap is not None and ranked:
+            floor = ranked[min(FIRST_LINES, len(ranked)) - 1]
+            if floor > ranked[-1]:  # else the first lines are every line
+                first = self._candidates(bug, scores, {line for line, score in scores.items() if score >= floor})
+                if len(first) >= cap:
+                    return first[:cap]
         return self._candidates(bug, scores, None)[:cap]
 
     def _candidates(self, bug: Mutant, scores: dict[Line, float], wanted: set[Line] | None) -> list[Mutant]:
