@@ -276,13 +276,7 @@ class ProblemBuilder:
         Only the visible run so far: a bug runs on every test alone once a group of it fits
         (`_group`), where validating every bug of the pool alone was most of a hard build."""
         while len(self.quiet) < wanted and self.seen < len(self.candidates):
-            batch = self.candidates[self.seen:self.seen + max(BATCH, 2 * wanted)]
-            self.seen += len(batch)
-            quiet, noisy = self._with_symptom(batch)
-            self.quiet.extend(quiet)
-            self.noisy.extend(noisy)
-            if self.on_batch:
-                self.on_batch(self.seen, len(self.candidates))
+            self._see_next(wanted)
         pool = self.quiet[:wanted]
         if len(pool) < wanted and not self.options.silent_only:
             pool += sorted(self.noisy, key=lambda m: self.rank[m.id])[:wanted - len(pool)]
@@ -314,13 +308,7 @@ class ProblemBuilder:
                         self.noisy.append(evidence.mutants[0])
                 self.silent.sort(key=lambda e: self.rank[e.mutants[0].id])
             elif self.seen < len(self.candidates):
-                batch = self.candidates[self.seen:self.seen + max(BATCH, 2 * wanted)]
-                self.seen += len(batch)
-                quiet, noisy = self._with_symptom(batch)
-                self.quiet.extend(quiet)
-                self.noisy.extend(noisy)
-                if self.on_batch:
-                    self.on_batch(self.seen, len(self.candidates))
+                self._see_next(wanted)
             else:
                 break
             self._report(len(self.silent) // self.options.bug_count)
@@ -331,6 +319,16 @@ class ProblemBuilder:
             chunk, self.noisy = self.noisy[:CHUNK], self.noisy[CHUNK:]
             self.loud.extend(e for e in self._validate([[m] for m in chunk]) if not e.silent)
         return (self.silent + self.loud)[:wanted]
+
+    def _see_next(self, wanted: int) -> None:
+        """The next batch of candidates run against the visible tests, sorted into quiet and noisy."""
+        batch = self.candidates[self.seen:self.seen + max(BATCH, 2 * wanted)]
+        self.seen += len(batch)
+        quiet, noisy = self._with_symptom(batch)
+        self.quiet.extend(quiet)
+        self.noisy.extend(noisy)
+        if self.on_batch:
+            self.on_batch(self.seen, len(self.candidates))
 
     def _with_symptom(self, batch: Sequence[Mutant]) -> tuple[list[Mutant], list[Mutant]]:
         """The mutants that fail a visible test, split by how they fail it (silent, loud)."""
