@@ -64,8 +64,7 @@ class Levels:
             # A group's level is most often told by its bugs' surveys: the repair searches (most
             # of a build's time) run only when their outcome could change whether it fits.
             surveyed = self.findings(mutants, silent=silent, full=False, survey=True)
-            low, high = (LEVEL_NAMES.index(self._difficulty(_searched(surveyed, tries), mutants, silent).level)
-                         for tries in (1, None))
+            low, high = _bounds(surveyed, lambda found: self._difficulty(found, mutants, silent).level)
             asked = LEVEL_NAMES.index(self.options.difficulty)
             if low == high or not low <= asked <= high:
                 return low == high == asked
@@ -119,8 +118,7 @@ class Levels:
         """Whether some outcome of the repair search (found at once, or never) gives the asked level."""
         if self.options.difficulty in DROPPED_AT and survey.intent:
             survey = replace(survey, intent=False)  # its handout drops the comment
-        low, high = (LEVEL_NAMES.index(difficulty([replace(survey, repair_tries=tries, repair_searched=True)],
-                                                  silent=silent).level) for tries in (1, None))
+        low, high = _bounds([survey], lambda found: difficulty(found, silent=silent).level)
         return low <= LEVEL_NAMES.index(self.options.difficulty) <= high
 
     def _findability(self, mutant: Mutant, *, full: bool = True, survey: bool = False) -> Findability:
@@ -138,6 +136,10 @@ class Levels:
         return found
 
 
-def _searched(found: Sequence[Findability], tries: int | None) -> list[Findability]:
-    """`found` with every skipped repair search taken as ended after `tries` (None: not found)."""
-    return [f if f.repair_searched else replace(f, repair_tries=tries, repair_searched=True) for f in found]
+def _bounds(found: Sequence[Findability], level: Callable[[list[Findability]], str]) -> tuple[int, int]:
+    """The level (its index) of `found` with every skipped repair search taken as repaired at the
+    first try, then as not found: the score only grows with the tries, so any outcome lies between."""
+    def ended(tries: int | None) -> list[Findability]:
+        return [f if f.repair_searched else replace(f, repair_tries=tries, repair_searched=True) for f in found]
+
+    return LEVEL_NAMES.index(level(ended(1))), LEVEL_NAMES.index(level(ended(None)))
