@@ -74,7 +74,7 @@ def mutants_of_source(
     tree = parse(source, file)
     wanted = None if lines is None else sorted(lines)
     wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    ctx, proposals = collect(wrapper, mutators)
+    ctx, proposals = collect(wrapper, mutators, wanted)
     pragmas = pragma_lines(source)
     positions = wrapper.resolve(WhitespaceInclusivePositionProvider)
     starts = line_starts(source)

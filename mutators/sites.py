@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import MetadataWrapper, WhitespaceInclusivePositionProvider
 
 from bugsmith.mutators.base import AnyMutator, as_rewrites
-from bugsmith.mutators.context import Context
+from bugsmith.mutators.context import Context, overlaps
 
 PRAGMA = re.compile(r"#\s*pragma:\s*no\s+mutate\b")
 _LOGGERS = {"logging", "logger", "log", "LOGGER", "LOG", "_logger", "_log", "warnings"}
@@ -109,9 +109,11 @@ def _is_noise(node: cst.CSTNode) -> bool:
 
 
 class _Collector(cst.CSTVisitor):
-    def __init__(self, mutators: Sequence[AnyMutator], ctx: Context):
+    def __init__(self, mutators: Sequence[AnyMutator], ctx: Context,
+                 outside: Callable[[cst.CSTNode], bool]):
         super().__init__()
         self._ctx = ctx
+        self._outside = outside
         self._by_type: dict[type[cst.CSTNode], list[AnyMutator]] = defaultdict(list)
         self._untyped: list[AnyMutator] = []
         for mutator in mutators:
@@ -124,6 +126,8 @@ class _Collector(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if _is_noise(node):
+            return False
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and self._outside(node):
             return False
         if isinstance(node, cst.Assert) and node.msg is not None:
             node.test.visit(self)  # the message is noise, the condition is not
@@ -148,9 +152,27 @@ class _Collector(cst.CSTVisitor):
 
 
 def collect(
-    wrapper: MetadataWrapper, mutators: Sequence[AnyMutator]
+    wrapper: MetadataWrapper, mutators: Sequence[AnyMutator], lines: Sequence[int] | None = None
 ) -> tuple[Context, list[Proposal]]:
+    """The mutators' proposals over the module; with `lines` (sorted), none from a function or
+    class that spans none of them: an edit inside one cannot start on a wanted line, and the
+    matchers run at every node visited were most of a narrowed repair search's cost."""
     ctx = Context(wrapper)
-    collector = _Collector(mutators, ctx)
+    collector = _Collector(mutators, ctx, _off_lines(wrapper, lines) if lines is not None else _nowhere)
     wrapper.visit(collector)
     return ctx, collector.proposals
+
+
+def _nowhere(node: cst.CSTNode) -> bool:
+    return False
+
+
+def _off_lines(wrapper: MetadataWrapper, lines: Sequence[int]) -> Callable[[cst.CSTNode], bool]:
+    """Whether a node spans none of the sorted `lines`."""
+    positions = wrapper.resolve(WhitespaceInclusivePositionProvider)
+
+    def outside(node: cst.CSTNode) -> bool:
+        where = positions[node]
+        return not overlaps(lines, where.start.line, where.end.line)
+
+    return outside

@@ -4,6 +4,7 @@ tells the symptom in full, in one line per test, or as a count."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bugsmith.harness.config import builtin_root
@@ -35,6 +36,9 @@ class _Measured(Levels):
         super().__init__(ExerciseOptions(difficulty=difficulty_asked), probes=None, store=None,  # type: ignore[arg-type]
                          key=lambda mutants, version: "")
         self.evidence = evidence
+
+    def _prepare(self, mutants: Sequence[Mutant], full: bool) -> None:
+        pass  # the evidence is given: nothing to run
 
     def _findability(self, mutant: Mutant, *, full: bool = True, survey: bool = False) -> Findability:
         return self.evidence[mutant.id]

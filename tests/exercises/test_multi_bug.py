@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from bugsmith.harness.exercises.assemble.pool import next_group
 from bugsmith.harness.exercises.assemble.selection import Evidence, ProblemBuilder
 from bugsmith.harness.exercises.measure.difficulty import interacting, masked
@@ -42,6 +44,7 @@ def builder(pool: list[Evidence], spoils: set[str], bugs: int = 2, seed: int = 0
 
     made._validate = validate
     made._seen = seen
+    made._run_ahead = lambda pool, group: None  # what runs is told by `validated`, one group at a time
     return made
 
 
@@ -72,6 +75,20 @@ def test_a_bug_that_spoils_its_groups_is_dropped_not_the_quota():
     assert ids(made.groups) == [["b", "c"], ["d", "e"]]
     assert sum("a" in {m.id for m in g} for g in made.validated) == 2  # dropped after two spoiled groups
     assert [m.id for g in made.validated if len(g) == 1 for m in g] == ["b", "c", "d", "e"]  # alone: the chosen
+
+
+@pytest.mark.parametrize("fit", [True, False])
+def test_the_groups_run_ahead_are_those_tried_next_when_each_has_the_guessed_outcome(fit):
+    """A group's run is joined by the ones `_group` would try after it if each made an exercise
+    (or if each spoiled); when that guess holds, they are exactly the groups tried next, in order."""
+    pool = [single(i, f"f{i}") for i in "abcdef"]
+    made = builder(pool, spoils=set() if fit else set("abcdef"))
+    bugs = [e.mutants[0] for e in pool]
+    made._group(bugs, 10)
+    tried = [sorted(m.id for m in g) for g in made.validated if len(g) > 1]
+    fresh = builder(pool, spoils=set())
+    assert [sorted(m.id for m in g) for g in fresh._ahead(bugs, bugs[:2], 2, fit)] == tried[1:3]
+    assert len(fresh._ahead(bugs, bugs[:2], 100, fit)) == len(tried) - 1  # and no further than `_group` goes
 
 
 def test_the_pool_grows_until_the_quota_is_met():

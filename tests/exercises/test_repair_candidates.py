@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from bugsmith.harness import config
+from bugsmith.harness.exercises.measure.inverses import repair_edits
 from bugsmith.harness.exercises.measure.probes import FIRST_LINES, REPAIR_CAP, Probes
 from bugsmith.mutators import registry
 from bugsmith.mutators.engine import mutants_of_source
@@ -45,6 +46,22 @@ def test_narrowed_edits_are_the_whole_files_on_those_lines(name):
     narrowed = mutants_of_source(source, file=file, module="m", mutators=registry.select(()), lines=lines).mutants
     assert narrowed, "the lines hold edits"
     assert sorted(map(_key, narrowed)) == sorted(_key(m) for m in every if m.span.line in lines)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_edits_of_one_functions_lines_are_the_whole_files_there(name):
+    """Lines inside one function: the visit skips every other function and class, and the engine's
+    edits and the undo edits there are those a visit of the whole file makes on those lines."""
+    file, source = _source(name)
+    every = mutants_of_source(source, file=file, module="m", mutators=registry.select(())).mutants
+    functions = sorted({m.function for m in every if m.function is not None})
+    function = functions[len(functions) // 2]
+    lines = frozenset(m.span.line for m in every if m.function == function)
+    short = function.rsplit(".", 1)[-1]
+    narrowed = repair_edits(source, file=file, module="m", functions=frozenset({short}), lines=lines)
+    whole = repair_edits(source, file=file, module="m", functions=frozenset({short}))
+    assert any(m.operator.startswith("undo/") for m in narrowed), "undo edits are among them"
+    assert sorted(map(_key, narrowed)) == sorted(_key(m) for m in whole if m.span.line in lines)
 
 
 @pytest.mark.parametrize("name", FILES)

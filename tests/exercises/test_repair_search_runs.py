@@ -57,7 +57,7 @@ def test_the_search_puts_a_dropped_not_back(problem):
         verdict = ev.run([ev.job("v", [bug], tests=visible, stop_on_failure=False)])["v"]
         failing = [r.id for r in verdict.results if r.outcome == TestOutcome.FAILED]
         assert failing, "an exercise's bug fails a visible test"
-        scores = ochiai(probes.coverage([bug]) or {}, failing)
+        scores = ochiai(probes.lines_of(bug) or {}, failing)
         tries = probes.repair_tries(bug, scores, failing)
         tried = probes.repair_candidates(bug, scores)[:REPAIR_CAP]
         buggy, reference = bug.apply(ev.sources[bug.file]), ev.sources[bug.file]

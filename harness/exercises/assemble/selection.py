@@ -46,6 +46,9 @@ VISIBLE_KIND = "exercise-visible-verdict"
 MAX_DELETED_LINES = 3
 BATCH = 12  # candidates run against the visible tests at a time: cheap runs, a wide batch
 CHUNK = 4  # candidates run against every test at a time: enough to keep the workers busy
+# Groups run at a time, per worker (`_run_ahead`): two each keep a worker busy while a longer
+# run of the batch ends.
+AHEAD = 2
 MESSAGE_LINES = 8
 Progress = Callable[[str, int, int], None]  # problem, exercises found, exercises wanted
 
@@ -189,6 +192,7 @@ class ProblemBuilder:
         self.used: set[str] = set()
         self.tried: set[frozenset[str]] = set()
         self.spoiled: Counter[str] = Counter()
+        self.outcomes: Counter[bool] = Counter()  # groups tried: made an exercise (True) or spoiled
         self.quota = 0
         self.window_start = 0
         self.repeats: int | None = None  # the sequence's length when this seed wrapped around it
@@ -354,8 +358,8 @@ class ProblemBuilder:
                 self.levels.remember(mutant, self._symptoms(failed), kinds == {Failure.SILENT})
         return quiet, noisy
 
-    def _validate(self, groups: Sequence[Sequence[Mutant]]) -> list[Evidence]:
-        """Full runs (cached) of each group; only groups that fail a visible test survive."""
+    def _run(self, groups: Sequence[Sequence[Mutant]]) -> dict[str, dict]:
+        """Full runs of each group not run before, into the store; the store's verdicts by key."""
         keys = {self._key(group): group for group in groups}
         cached = self.store.extras(CACHE_KIND)
         todo = [key for key in keys if key not in cached]
@@ -364,6 +368,12 @@ class ProblemBuilder:
             for key in todo:
                 self.store.put_extra(CACHE_KIND, key, _portable(verdicts[key]))
                 cached[key] = _portable(verdicts[key])
+        return cached
+
+    def _validate(self, groups: Sequence[Sequence[Mutant]]) -> list[Evidence]:
+        """Full runs (cached) of each group; only groups that fail a visible test survive."""
+        keys = {self._key(group): group for group in groups}
+        cached = self._run(groups)
         found = []
         for key, group in keys.items():
             evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
@@ -404,10 +414,10 @@ class ProblemBuilder:
         are ever validated for n bugs.
         """
         while len(self.groups) < wanted:
-            group = next_group([m for m in pool if m.id not in self.used and self.spoiled[m.id] < 2],
-                               self.options.bug_count, self.tried, self.levels.may_fit)
+            group = self._next_group(pool, self.tried, self.spoiled, self.used)
             if group is None:
                 return
+            self._run_ahead(pool, group)
             self.tried.add(frozenset(m.id for m in group))
             validated = self._validate([group])
             fits = validated and (validated[0].silent or not self.options.silent_only) and self._fits(validated[0])
@@ -417,7 +427,42 @@ class ProblemBuilder:
                 self.used.update(m.id for m in group)
             else:
                 self.spoiled.update(m.id for m in group)
+            self.outcomes[alone is not None] += 1
             self._report(len(self.groups))
+
+    def _next_group(self, pool: Sequence[Mutant], tried: set[frozenset[str]], spoiled: Counter[str],
+                    used: set[str]) -> list[Mutant] | None:
+        free = [m for m in pool if m.id not in used and spoiled[m.id] < 2]
+        return next_group(free, self.options.bug_count, tried, self.levels.may_fit)
+
+    def _run_ahead(self, pool: Sequence[Mutant], group: Sequence[Mutant]) -> None:
+        """Unless `group`'s full run is cached, run it together with the groups `_group` tries
+        after it if each has the outcome most groups of this build had so far, and, when that is
+        to make an exercise, their bugs alone: one run at a time left every worker but one idle.
+        The runs go to the store and nothing else, so what is decided, and in what order, is as
+        if each ran in turn; a wrong guess costs runs, not the result."""
+        if self._key(group) in self.store.extras(CACHE_KIND):
+            return
+        fit = self.outcomes[True] >= self.outcomes[False]
+        groups = [group, *self._ahead(pool, group, AHEAD * self.run_options.jobs - 1, fit)]
+        alone = {m.id: [m] for g in groups for m in g} if fit else {}
+        self._run([*groups, *alone.values()])
+
+    def _ahead(self, pool: Sequence[Mutant], group: Sequence[Mutant], count: int,
+               fit: bool) -> list[list[Mutant]]:
+        """The `count` groups `_group` tries after `group` if it and each of them make an
+        exercise (`fit`), or if each spoils."""
+        tried, spoiled, used = set(self.tried), Counter(self.spoiled), set(self.used)
+        ahead: list[list[Mutant]] = []
+        last: Sequence[Mutant] | None = group
+        while last is not None and len(ahead) < count:
+            ids = [m.id for m in last]
+            tried.add(frozenset(ids))
+            (used if fit else spoiled).update(ids)
+            last = self._next_group(pool, tried, spoiled, used)
+            if last is not None:
+                ahead.append(last)
+        return ahead
 
     def _alone(self, group: Sequence[Mutant]) -> dict[str, tuple[str, ...]] | None:
         """Each bug's FAIL_TO_PASS alone, from a full run of each; None if one fails no visible test."""

@@ -96,6 +96,7 @@ class Levels:
         """Each bug's evidence as its handout shows it: a medium or hard exercise's handout loses
         the comments and docstring sentences that state what its bugs contradict. With `survey`,
         no repair search runs (a record may say it was skipped)."""
+        self._prepare(mutants, full)
         found = tuple(self._findability(m, full=full, survey=survey) for m in mutants)
         asked = self.options.difficulty
         if asked and asked not in DROPPED_AT:
@@ -125,15 +126,25 @@ class Levels:
         """The evidence of how hard `mutant` alone is to find (cached: it costs runs); without
         `full`, a survey whose repair search ran only if the asked level depends on it; with
         `survey`, one whose search did not run."""
-        key = self.key([mutant], FINDABILITY_VERSION)
-        cached = self.store.extras(FINDABILITY_KIND).get(key)
-        if cached is not None and (cached.get("repair_searched", True) or not full):
-            return Findability.from_dict(cached)
+        cached = self._cached(mutant, full)
+        if cached is not None:
+            return cached
         symptoms, silent = self.alone.get(mutant.id, ((), True))
         found = self.probes.measure(mutant, [s.test for s in symptoms], [s.message for s in symptoms],
                                     search=lambda found: not survey and (full or self._could_fit(found, silent)))
-        self.store.put_extra(FINDABILITY_KIND, key, found.to_dict())
+        self.store.put_extra(FINDABILITY_KIND, self.key([mutant], FINDABILITY_VERSION), found.to_dict())
         return found
+
+    def _prepare(self, mutants: Sequence[Mutant], full: bool) -> None:
+        """The coverage of every bug whose evidence is to be measured, in one batch."""
+        self.probes.cover([m for m in mutants if self._cached(m, full) is None])
+
+    def _cached(self, mutant: Mutant, full: bool) -> Findability | None:
+        """The stored evidence of `mutant`, if it is all that is asked (a search, with `full`)."""
+        cached = self.store.extras(FINDABILITY_KIND).get(self.key([mutant], FINDABILITY_VERSION))
+        if cached is not None and (cached.get("repair_searched", True) or not full):
+            return Findability.from_dict(cached)
+        return None
 
 
 def _bounds(found: Sequence[Findability], level: Callable[[list[Findability]], str]) -> tuple[int, int]:

@@ -49,13 +49,14 @@ class Probes:
         self.test_sources = tuple(test_sources)
         self.mutators = registry.select(())
         self._original_edits: dict[str, tuple[Mutant, ...]] = {}
+        self._lines: dict[str, LineMap | None] = {}  # each bug's coverage alone, by its id
 
     def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str],
                 search: Callable[[Findability], bool] = lambda survey: True) -> Findability:
         """The evidence of one bug alone; `failing` are the visible tests it fails. The repair
         search, which costs up to REPAIR_CAP runs, only if `search` says the survey (all the
         rest) needs it; else the record says it was skipped."""
-        lines = self.coverage([bug]) or self._baseline_lines()
+        lines = self.lines_of(bug) or self._baseline_lines()
         scores = ochiai(lines, failing)
         where = locate(scores, [bug], bug)
         survey = Findability(
@@ -70,13 +71,22 @@ class Probes:
             return survey
         return replace(survey, repair_tries=self.repair_tries(bug, scores, failing), repair_searched=True)
 
-    def coverage(self, bugs: Sequence[Mutant]) -> LineMap | None:
-        """The lines each visible test runs on the program with `bugs`; None if it cannot be measured."""
-        job = replace(self.ev.job("coverage", bugs, tests=self.visible), task=CoverageTask(), stop_on_failure=False)
-        verdict = self.ev.run([job]).get("coverage")
-        if verdict is None or not isinstance(verdict.findings, Coverage):
-            return None
-        return verdict.findings.lines
+    def cover(self, bugs: Sequence[Mutant]) -> None:
+        """The lines each visible test runs on the program with each of `bugs` alone (None where
+        it cannot be measured), measured once and in one batch: the bugs of a group share the
+        workers, where one coverage run at a time left all but one idle."""
+        todo = list({bug.id: bug for bug in bugs if bug.id not in self._lines}.values())
+        jobs = [replace(self.ev.job(bug.id, [bug], tests=self.visible), task=CoverageTask(), stop_on_failure=False)
+                for bug in todo]
+        verdicts = self.ev.run(jobs) if jobs else {}
+        for bug in todo:
+            findings = verdicts[bug.id].findings if bug.id in verdicts else None
+            self._lines[bug.id] = findings.lines if isinstance(findings, Coverage) else None
+
+    def lines_of(self, bug: Mutant) -> LineMap | None:
+        """The lines each visible test runs on the program with `bug`; None if it cannot be measured."""
+        self.cover([bug])
+        return self._lines[bug.id]
 
     def _baseline_lines(self) -> LineMap:
         """The unmutated program's coverage: the next best thing when the mutant's cannot be had."""
