@@ -67,3 +67,17 @@ def test_the_search_repairs_a_bug_whose_line_it_tries_first(auc):
     failing = [r.id for r in verdict.results if r.outcome == "failed"]
     tries = probes.repair_tries(bug, {("reference/auc/auc.py", line): 1.0}, failing)
     assert tries is not None and tries <= 10
+
+
+def test_a_groups_coverage_runs_in_one_batch_and_once(auc, monkeypatch):
+    """The bugs of a group share the workers: one batch for both, and none again for either."""
+    ev, visible, _, mutants = auc
+    probes = Probes(ev, visible, [])
+    batches: list[int] = []
+    run = ev.run
+    monkeypatch.setattr(ev, "run", lambda jobs: batches.append(len(jobs)) or run(jobs))
+    first, second = [m for m in mutants if m.function is not None][:2]
+    probes.cover([first, second, first])
+    assert batches == [2]
+    assert probes.lines_of(first) and probes.lines_of(second), "each bug's coverage was measured"
+    assert batches == [2]
