@@ -358,10 +358,11 @@ class ProblemBuilder:
                 self.levels.remember(mutant, self._symptoms(failed), kinds == {Failure.SILENT})
         return quiet, noisy
 
-    def _run(self, groups: Sequence[Sequence[Mutant]]) -> dict[str, dict]:
-        """Full runs of each group not run before, into the store; the store's verdicts by key."""
-        keys = {self._key(group): group for group in groups}
-        cached = self.store.extras(CACHE_KIND)
+    def _run(self, keys: dict[str, Sequence[Mutant]]) -> dict[str, dict]:
+        """Full runs of the groups (by their `_key`) not run before, into the store; the verdicts
+        of all of them, by key."""
+        stored = {key: self.store.extras_at(CACHE_KIND, key) for key in keys}
+        cached = {key: data for key, data in stored.items() if data is not None}
         todo = [key for key in keys if key not in cached]
         if todo:
             verdicts = self.ev.run([self.ev.job(key, keys[key]) for key in todo])
@@ -373,7 +374,7 @@ class ProblemBuilder:
     def _validate(self, groups: Sequence[Sequence[Mutant]]) -> list[Evidence]:
         """Full runs (cached) of each group; only groups that fail a visible test survive."""
         keys = {self._key(group): group for group in groups}
-        cached = self._run(groups)
+        cached = self._run(keys)
         found = []
         for key, group in keys.items():
             evidence = self._evidence(group, Verdict.from_dict({"mutant_id": key, **cached[key]}))
@@ -441,12 +442,12 @@ class ProblemBuilder:
         to make an exercise, their bugs alone: one run at a time left every worker but one idle.
         The runs go to the store and nothing else, so what is decided, and in what order, is as
         if each ran in turn; a wrong guess costs runs, not the result."""
-        if self._key(group) in self.store.extras(CACHE_KIND):
+        if self.store.extras_at(CACHE_KIND, self._key(group)) is not None:
             return
         fit = self.outcomes[True] >= self.outcomes[False]
         groups = [group, *self._ahead(pool, group, AHEAD * self.run_options.jobs - 1, fit)]
         alone = {m.id: [m] for g in groups for m in g} if fit else {}
-        self._run([*groups, *alone.values()])
+        self._run({self._key(g): g for g in [*groups, *alone.values()]})
 
     def _ahead(self, pool: Sequence[Mutant], group: Sequence[Mutant], count: int,
                fit: bool) -> list[list[Mutant]]:

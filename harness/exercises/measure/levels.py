@@ -141,7 +141,7 @@ class Levels:
 
     def _cached(self, mutant: Mutant, full: bool) -> Findability | None:
         """The stored evidence of `mutant`, if it is all that is asked (a search, with `full`)."""
-        cached = self.store.extras(FINDABILITY_KIND).get(self.key([mutant], FINDABILITY_VERSION))
+        cached = self.store.extras_at(FINDABILITY_KIND, self.key([mutant], FINDABILITY_VERSION))
         if cached is not None and (cached.get("repair_searched", True) or not full):
             return Findability.from_dict(cached)
         return None
