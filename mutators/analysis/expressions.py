@@ -33,6 +33,19 @@ def in_place_of(original: cst.BaseExpression, new: cst.BaseExpression, ctx: Cont
     return new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+def read_for_truth(node: cst.CSTNode, ctx: Context) -> bool:
+    """Whether only `node`'s truth is read: an `if`'s, `while`'s or `assert`'s test, the operand
+    of `not`, or an operand of `and`/`or` that stands in such a place."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)):
+        return parent.test is node
+    if isinstance(parent, cst.UnaryOperation):
+        return isinstance(parent.operator, cst.Not)
+    if isinstance(parent, cst.BooleanOperation):
+        return read_for_truth(parent, ctx)
+    return False
+
+
 def int_value(expr: cst.BaseExpression) -> int | None:
     """The value of an integer literal, `-1` included; None for anything else."""
     if isinstance(expr, cst.Integer) and not expr.lpar:

@@ -49,6 +49,14 @@ UNDOABLE = {
     # Issue 40's twins: a name copied from the twin over the only spelling of the right one
     ("beyond/twin-copied", 0, 0): f"{_LOST}: the name `right_sum`",
     ("beyond/twin-copied", 2, 0): f"{_LOST}: the attribute `hi`",
+    # Issue 40, second step: a predicate's arguments, or the test a flag was computed by, is gone
+    ("beyond/uncalled", 0, 0): f"{_LOST}: the arguments `(attr, value)`",
+    ("beyond/assign-constant-bool", 0, 0): f"{_LOST}: the test `self._fillstyle != 'none'`",
+    ("beyond/assign-constant-bool", 0, 1): f"{_LOST}: the test `self._fillstyle != 'none'`",
+    ("beyond/first-branch-only", 0, 0): f"{_LOST}: the `else` branch `return idx`",
+    ("beyond/first-branch-only", 1, 0): f"{_LOST}: the `elif` branch and its test",
+    ("beyond/drop-try", 0, 0): f"{_LOST}: the handler `except IndexError: pass`",
+    **{("beyond/drop-case", 0, i): f"{_LOST}: the case dropped, named nowhere else" for i in range(3)},
 }
 
 

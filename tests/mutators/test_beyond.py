@@ -117,6 +117,23 @@ SAMPLE = textwrap.dedent(
     def children(queue, rows, left, depth):
         queue.append((rows[left], depth + 1))
         queue.append((rows[~left], depth + 1))
+
+
+    def clipped(frame, stats, limit, lo, hi):
+        full = frame.shape[0] >= limit
+        if not stats.is_sorted():
+            stats = stats.sort_values()
+        edges = np.clip(stats, max(lo, limit), min(hi, limit))
+        if full:
+            edges = edges.cumsum()
+        else:
+            edges = edges.cummax()
+        return enumerate(np.cumsum(edges), limit), frame.dtypes.iloc[0], full, lo, hi
+
+
+    def described(stats):
+        kinds = ("mean", "max", "min")
+        return {kind: getattr(stats, kind)() for kind in kinds}
     '''
 )
 

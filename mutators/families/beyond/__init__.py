@@ -5,14 +5,22 @@ operator typo but a wrong name, a swapped pair, a forgotten call or update, a dr
 a bound one off; mutmut and cosmic-ray make none of them.
 """
 
+from bugsmith.mutators.families.beyond.argument_placement import CrossedArguments, MisplacedArgument
 from bugsmith.mutators.families.beyond.call_mixups import SiblingCall, SiblingKeyword, UnwrapArgument, UnwrapCall
-from bugsmith.mutators.families.beyond.constant_answers import EmptyResult, LoopForever, ReturnConstantBool
+from bugsmith.mutators.families.beyond.constant_answers import (
+    AssignConstantBool,
+    EmptyResult,
+    LoopForever,
+    ReturnConstantBool,
+)
 from bugsmith.mutators.families.beyond.deletions import (
     DeleteCall,
     DeleteConditionalUpdate,
     DeleteRebinding,
     DeleteUpdate,
     DropCondition,
+    DropTry,
+    FirstBranchOnly,
     RemoveGuard,
 )
 from bugsmith.mutators.families.beyond.forgotten_parts import (
@@ -21,13 +29,15 @@ from bugsmith.mutators.families.beyond.forgotten_parts import (
     DropKeyword,
     DropOperand,
     LabelToIndex,
+    PositionToLabel,
+    Uncalled,
 )
 from bugsmith.mutators.families.beyond.keywords import BeyondKeywordTrap
 from bugsmith.mutators.families.beyond.membership import WrongContainer
 from bugsmith.mutators.families.beyond.off_by_one import AddOne, DropOne, DropSliceBound
-from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapIndices, SwapOperands
+from bugsmith.mutators.families.beyond.swaps import SwapArguments, SwapElements, SwapIndices, SwapOperands
 from bugsmith.mutators.families.beyond.twins import TwinCopied, TwinNotUpdated
-from bugsmith.mutators.families.beyond.validation import DropAlternative, DropRangeEnd, TypeCheck
+from bugsmith.mutators.families.beyond.validation import DropAlternative, DropCase, DropRangeEnd, TypeCheck
 from bugsmith.mutators.families.beyond.wrong_names import SiblingAttribute, WrongAttribute, WrongVariable
 from bugsmith.mutators.families.beyond.wrong_values import SwapException, SwapSentinel
 
@@ -73,4 +83,14 @@ MUTATORS = (
     # Issue 40: an edit made in one of two twins (mutators/analysis/twins.py draws the line).
     TwinCopied,
     TwinNotUpdated,
+    # Issue 40, second step: an argument passed to the wrong call (BugsInPy's missed fixes).
+    CrossedArguments,
+    MisplacedArgument,
+    SwapElements,
+    Uncalled,
+    AssignConstantBool,
+    PositionToLabel,
+    FirstBranchOnly,
+    DropTry,
+    DropCase,
 )

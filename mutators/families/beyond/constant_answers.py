@@ -1,4 +1,5 @@
-"""Beyond-classic bugs of a computed answer written as a constant: `return True`, `[]`, `while True`.
+"""Beyond-classic bugs of a computed answer written as a constant: `return True`, `flag = True`,
+`[]`, `while True`.
 
 The base case that answers `True` instead of testing `depth == 0`, the empty result `[]` where
 the one empty subset `[[]]` was meant, the loop that never checks its queue: each is a case its
@@ -43,6 +44,37 @@ class ReturnConstantBool(Mutator[cst.Return]):
     )
 
     def mutate(self, node: cst.Return, ctx: Context) -> Iterator[cst.CSTNode]:
+        if ctx.function(node) is None:
+            return
+        for constant in ("True", "False"):
+            yield node.with_changes(value=cst.Name(constant))
+
+
+class AssignConstantBool(Mutator[cst.Assign]):
+    """`self._filled = self._fillstyle != 'none'` becomes `self._filled = True`: a flag is set
+    to the case its author had in mind instead of being computed.
+
+    Realistic: an initial guess ("assume the marker is filled") written as a constant where it
+    depends on the state (BugsInPy: matplotlib 3); `return-constant-bool` makes the same slip in
+    a `return`. One target only, and only a test (a comparison, `and`/`or`, `not`).
+    """
+
+    name = "beyond/assign-constant-bool"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the flag is set to a constant instead of being tested"
+    matcher = m.Assign(targets=[m.AssignTarget(target=m.Name() | m.Attribute())],
+                       value=m.Comparison() | m.BooleanOperation() | m.UnaryOperation(operator=m.Not()))
+    examples = (
+        Example(
+            before="class M:\n    def reset(self):\n        self._filled = self._fillstyle != 'none'\n",
+            after=("class M:\n    def reset(self):\n        self._filled = True\n",
+                   "class M:\n    def reset(self):\n        self._filled = False\n"),
+        ),
+        # a value that is not a test; two targets; outside a function
+        Example(before="def f(x, a, b):\n    y = x + 1\n    a = b = x > 0\n\nZ = 1 == 2\n", after=()),
+    )
+
+    def mutate(self, node: cst.Assign, ctx: Context) -> Iterator[cst.CSTNode]:
         if ctx.function(node) is None:
             return
         for constant in ("True", "False"):

@@ -258,6 +258,123 @@ class DropCondition(Mutator[cst.If]):
         yield statement.with_changes(leading_lines=node.leading_lines)
 
 
+_Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
+
+
+def _one_statement(block: cst.BaseSuite) -> _Statement | None:
+    """The statement of a block that holds one, else None."""
+    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        statement = block.body[0]
+        return statement if isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) else None
+    return None
+
+
+def _standing_in(statement: _Statement, node: cst.If | cst.Try, ctx: Context) -> cst.CSTNode | None:
+    """`statement` in place of the compound `node` around it, keeping `node`'s blank lines and
+    comments above; None when it jumps (`return`, `raise`, ...) and `node` is not its block's
+    last statement, since the code after it would become dead."""
+    jumps = isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[-1], _JUMPS)
+    if jumps and not _is_last(node, ctx):
+        return None
+    return statement.with_changes(leading_lines=[*node.leading_lines, *statement.leading_lines])
+
+
+class FirstBranchOnly(Mutator[cst.If]):
+    """An `if`/`else` (or `elif`) is only its first branch: `if return_indexers: return idx,
+    lidx, ridx` / `else: return idx` becomes `return idx, lidx, ridx`.
+
+    Realistic: the code was written for the case its author had in mind, and the other case
+    (an option turned off, the other axis, a caller that wants no error raised) came with the
+    fix (BugsInPy: pandas 4, 5 and 155, matplotlib 5, fastapi 12). Only a first branch of one
+    statement; a jump only when the `if` is its block's last statement.
+    """
+
+    name = "beyond/first-branch-only"
+    family = Family.BEYOND
+    explanation = "`{original}` became its first branch: the other case is no longer handled"
+    matcher = m.If(orelse=m.Else() | m.If())
+    examples = (
+        Example(
+            before="def f(idx, lidx, ridx, return_indexers):\n    idx = idx.trim()\n"
+                   "    if return_indexers:\n        return idx, lidx, ridx\n    else:\n        return idx\n",
+            after=("def f(idx, lidx, ridx, return_indexers):\n    idx = idx.trim()\n"
+                   "    return idx, lidx, ridx\n",),
+        ),
+        Example(
+            before="def f(lw, default):\n    if lw is None:\n        lw = default\n"
+                   "    elif np.iterable(lw):\n        lw = [w or default for w in lw]\n    return lw\n",
+            after=("def f(lw, default):\n    lw = default\n    return lw\n",),
+        ),
+        # a jump before more code; a first branch of two statements; an `if` without `else`
+        Example(
+            before="def f(x):\n    if x:\n        return 1\n    else:\n        x = 2\n    if x > 2:\n"
+                   "        x = 2\n        x += 1\n    else:\n        x = 0\n    if x:\n        x += 1\n    return x\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.If, ctx: Context) -> Iterator[cst.CSTNode]:
+        if isinstance(ctx.parent(node), cst.If) or ctx.function(node) is None:
+            return  # an `elif` is a branch of the `if` that holds it
+        statement = _one_statement(node.body)
+        kept = None if statement is None else _standing_in(statement, node, ctx)
+        if kept is not None:
+            yield kept
+
+
+def _raises_again(handler: cst.ExceptHandler) -> bool:
+    """`except ValueError: raise ValueError(msg)`, or a bare `raise`: the same exception escapes."""
+    raised = _one_statement(handler.body)
+    if raised is None or not m.matches(raised, m.SimpleStatementLine(body=[m.Raise()])):
+        return False
+    exc = cst.ensure_type(cst.ensure_type(raised, cst.SimpleStatementLine).body[0], cst.Raise).exc
+    if exc is None:
+        return True
+    caught = handler.type
+    made = exc.func if isinstance(exc, cst.Call) else exc
+    return isinstance(caught, cst.Name) and m.matches(made, m.Name(caught.value))
+
+
+class DropTry(Mutator[cst.Try]):
+    """The `try` around a statement is dropped, with its handlers: `try: parts.pop(i)` / `except
+    IndexError: pass` becomes `parts.pop(i)`.
+
+    Realistic: the input that raises (a short list, a malformed number, a missing setting) is
+    the one its author never met, and the handler came with the fix (BugsInPy: sanic 4,
+    thefuck 9, youtube-dl 28). Only a `try` of one statement, with neither `else` nor
+    `finally`; a jump only when the `try` is its block's last statement.
+    """
+
+    name = "beyond/drop-try"
+    family = Family.BEYOND
+    explanation = "`{original}` lost its handler: the exception it caught now escapes"
+    matcher = m.Try(orelse=None, finalbody=None)
+    examples = (
+        Example(
+            before="def f(parts, i):\n    try:\n        parts.pop(i)\n    except IndexError:\n        pass\n"
+                   "    return parts\n",
+            after=("def f(parts, i):\n    parts.pop(i)\n    return parts\n",),
+        ),
+        # a body of two statements; a `finally`; a jump before more code; a message translated
+        Example(
+            before="def f(x, lock):\n    try:\n        x = int(x)\n        x += 1\n    except ValueError:\n"
+                   "        x = 0\n    try:\n        x = g(x)\n    finally:\n        lock.release()\n"
+                   "    try:\n        return int(x)\n    except ValueError:\n        pass\n"
+                   "    try:\n        x = int(x)\n    except ValueError as e:\n        raise ValueError('bad') from e\n"
+                   "    return 0\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Try, ctx: Context) -> Iterator[cst.CSTNode]:
+        statement = _one_statement(node.body)
+        if statement is None or ctx.function(node) is None or all(map(_raises_again, node.handlers)):
+            return
+        kept = _standing_in(statement, node, ctx)
+        if kept is not None:
+            yield kept
+
+
 class DeleteConditionalUpdate(Mutator[cst.If]):
     """A one-line special case is deleted: `if encoding is None: encoding = "utf-8"`.
 

@@ -1,4 +1,5 @@
-"""Beyond-classic bugs of a forgotten part: a clause, an operand or a keyword left out.
+"""Beyond-classic bugs of a forgotten part: a clause, an operand, a keyword, a call's parentheses
+or `.iloc` left out.
 
 The fix of a real bug often *adds* a part to an expression that was right in every other way:
 `and freq is None` to a condition, `+ K.epsilon()` to a divisor, `encoding="utf-8"` to an
@@ -8,13 +9,16 @@ mutator here takes such a part away again, so the code is the one that was writt
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator
 
 import libcst as cst
 import libcst.matchers as m
+from libcst.metadata.scope_provider import ImportAssignment
 
 from bugsmith.mutators.analysis.arguments import callee, without_arg
 from bugsmith.mutators.analysis.explanations import spelled_out
+from bugsmith.mutators.analysis.expressions import read_for_truth
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.beyond.kinds import is_literal
@@ -277,3 +281,102 @@ class LabelToIndex(Mutator[cst.Subscript]):
         index = cst.ensure_type(node.slice[0].slice, cst.Index).value  # as matched
         if ctx.function(node) is not None and not is_literal(index):
             yield index.with_changes(lpar=node.lpar, rpar=node.rpar) if node.lpar else index
+
+
+# Builtins whose call nobody leaves off: each is called where it is written.
+_ALWAYS_CALLED = frozenset(dir(builtins))
+
+
+class Uncalled(Mutator[cst.Call]):
+    """A predicate tested without calling it: `if not str_op(attr, value)` becomes `if not
+    str_op`, `if self.is_full():` becomes `if self.is_full:`.
+
+    Realistic: a function or a bound method is always true, so the test takes one branch
+    whatever the state, and nothing fails loudly (BugsInPy: youtube-dl 12; a method taken
+    for a property is the classic form). Only where the call's truth is all that is read, and
+    only for the code's own functions and methods: a builtin (`len`, `isinstance`) or an
+    imported module's function (`np.any`) is called wherever it is written.
+    """
+
+    name = "beyond/uncalled"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the function is tested instead of its result"
+    matcher = m.Call(func=m.Name() | m.Attribute())
+    examples = (
+        Example(
+            before="def f(str_op, attr, value, queue):\n"
+                   "    if not str_op(attr, value) and queue.full():\n        return 1\n",
+            after=(
+                "def f(str_op, attr, value, queue):\n    if not str_op and queue.full():\n        return 1\n",
+                "def f(str_op, attr, value, queue):\n"
+                "    if not str_op(attr, value) and queue.full:\n        return 1\n",
+            ),
+        ),
+        # a builtin, an imported function, a value that is not only tested, a method with arguments
+        Example(
+            before="import numpy as np\n\ndef f(x, q, k):\n"
+                   "    if len(x) and np.any(x) and q.get(k):\n        return g(x)\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.CSTNode]:
+        if ctx.function(node) is None or not read_for_truth(node, ctx):
+            return
+        func = node.func
+        if isinstance(func, cst.Name):
+            if func.value in _ALWAYS_CALLED or _bound_by_import(func, ctx):
+                return
+        elif node.args and not m.matches(func, m.Attribute(value=m.Name("self") | m.Name("cls"))):
+            return  # `q.get(k)`: a method of another object with arguments is written as called
+        elif _imported_owner(cst.ensure_type(func, cst.Attribute), ctx):
+            return
+        yield func.with_changes(lpar=node.lpar, rpar=node.rpar)
+
+
+def _bound_by_import(name: cst.Name, ctx: Context) -> bool:
+    """Whether `name` is an imported module or function where it is read."""
+    scope = ctx.scope(name)
+    if scope is None or name.value not in scope:
+        return False
+    assignments = scope[name.value]
+    return bool(assignments) and all(isinstance(a, ImportAssignment) for a in assignments)
+
+
+def _imported_owner(func: cst.Attribute, ctx: Context) -> bool:
+    """`np.linalg.norm`: an attribute of an imported module."""
+    owner = func.value
+    while isinstance(owner, cst.Attribute):
+        owner = owner.value
+    return isinstance(owner, cst.Name) and _bound_by_import(owner, ctx)
+
+
+class PositionToLabel(Mutator[cst.Subscript]):
+    """`s.iloc[i]` becomes `s[i]`: a position read as a label.
+
+    Realistic: on the default index of a fresh frame the two agree, so the code works until a
+    filter, a sort or a `groupby` leaves labels that are not positions; then `s[i]` reads
+    another row, a column of a frame, or raises `KeyError` (BugsInPy: pandas 140). Only one
+    position, not a slice (a slice of `[]` is positional too) nor a row and a column.
+    """
+
+    name = "beyond/position-to-label"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the position is read as an index label"
+    matcher = m.Subscript(value=m.Attribute(attr=m.Name("iloc")), slice=[m.SubscriptElement(slice=m.Index())])
+    examples = (
+        Example(
+            before="import pandas as pd\n\ndef f(result, idx):\n    return is_object_dtype(result.dtypes.iloc[idx])\n",
+            after=("import pandas as pd\n\ndef f(result, idx):\n    return is_object_dtype(result.dtypes[idx])\n",),
+        ),
+        # a slice, a row and a column, a label, outside a function
+        Example(
+            before="def f(s, df, i):\n    return s.iloc[:i], df.iloc[i, 0], s.loc[i]\n\nX = s.iloc[0]\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.CSTNode]:
+        if ctx.function(node) is not None:
+            owner = cst.ensure_type(node.value, cst.Attribute).value  # as matched
+            yield node.with_changes(value=owner)

@@ -184,6 +184,72 @@ class SwapArguments(Mutator[cst.Call]):
         yield node.with_changes(args=new_args)
 
 
+class SwapElements(Mutator[cst.Tuple]):
+    """Two values of a returned or assigned tuple change places: `return fpr, tpr` becomes
+    `return tpr, fpr`, `exc_info = failure.type, failure.value, tb` becomes `failure.value,
+    failure.type, tb`.
+
+    Realistic: the order of a tuple is a convention the caller unpacks blind, and two values
+    of one kind go either way without complaint (BugsInPy: scrapy 4). The same rules as
+    `beyond/swap-arguments` (values of one kind, the most similar adjacent pair of each tuple),
+    for names and attributes only: a computed value has its place written into its expression.
+    """
+
+    name = "beyond/swap-elements"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: the values are packed in the wrong order"
+    matcher = m.Tuple(elements=[m.Element(), m.Element(), m.ZeroOrMore(m.Element())])
+    examples = (
+        Example(
+            before="def f(failure, fps, tps):\n    exc_info = failure.type, failure.value, failure.tb()\n"
+                   "    return fps, tps\n",
+            after=(
+                "def f(failure, fps, tps):\n    exc_info = failure.value, failure.type, failure.tb()\n"
+                "    return fps, tps\n",
+                "def f(failure, fps, tps):\n    exc_info = failure.type, failure.value, failure.tb()\n"
+                "    return tps, fps\n",
+            ),
+        ),
+        # a value and a constant, two constants, one value twice, an argument, a swap idiom's targets, a star
+        Example(
+            before="def f(a, b, n):\n    x = a, 0\n    y = 'a', 'b'\n    z = a, a\n    g((a, b))\n"
+                   "    a, b = n, n\n    return (*a, b)\n",
+            after=(),
+        ),
+    )
+
+    def __init__(self) -> None:
+        self._usage = UsageCache()
+
+    def mutate(self, node: cst.Tuple, ctx: Context) -> Iterator[cst.CSTNode]:
+        parent = ctx.parent(node)
+        packed = isinstance(parent, cst.Return) or (isinstance(parent, cst.Assign) and parent.value is node)
+        function = ctx.function(node)
+        if not packed or function is None or any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return
+        facts = self._usage.get(function)
+        pairs = [
+            (i, ctx.code(a.value).strip(), ctx.code(b.value).strip())
+            for i, (a, b) in enumerate(zip(node.elements, node.elements[1:]))
+            if _swappable(a.value, b.value, ctx) and _named(a.value) and _named(b.value)
+            and _same_kind([_kind(a.value, facts), _kind(b.value, facts)])
+        ]
+        if not pairs:
+            return
+        i, _, _ = max(pairs, key=lambda pair: (similarity(pair[1], pair[2]), -pair[0]))
+        elements = list(node.elements)
+        elements[i] = node.elements[i].with_changes(value=node.elements[i + 1].value)
+        elements[i + 1] = node.elements[i + 1].with_changes(value=node.elements[i].value)
+        yield node.with_changes(elements=elements)
+
+
+def _named(value: cst.BaseExpression) -> bool:
+    """`fpr`, `failure.type`: a value known by its name."""
+    while isinstance(value, cst.Attribute):
+        value = value.value
+    return isinstance(value, cst.Name)
+
+
 def _kind(value: cst.BaseExpression, facts: Usage | None) -> str | None:
     """What `value` holds, from its syntax or, for a local name, from what was bound to it."""
     if isinstance(value, cst.Name) and facts is not None:

@@ -143,6 +143,79 @@ class DropAlternative(Mutator[cst.Call | cst.ComparisonTarget]):
                 yield Rewrite(replacement=_without(display, element), target=display)
 
 
+
+_CASE_USES = (
+    m.For(iter=m.Name()) | m.CompFor(iter=m.Name())
+    | m.ComparisonTarget(operator=m.In() | m.NotIn(), comparator=m.Name())
+)
+
+
+def _walked(use: cst.CSTNode) -> str:
+    """The name a `_CASE_USES` node loops over or tests membership in."""
+    if isinstance(use, cst.ComparisonTarget):
+        return cst.ensure_type(use.comparator, cst.Name).value
+    if isinstance(use, cst.For):
+        return cst.ensure_type(use.iter, cst.Name).value
+    return cst.ensure_type(cst.ensure_type(use, cst.CompFor).iter, cst.Name).value
+
+
+def _read_as_cases(name: str, function: cst.FunctionDef) -> bool:
+    """Whether every read of the local `name` in `function` (past the one that binds it) walks
+    its cases (`for check in name`) or tests membership (`x in name`)."""
+    uses = [use for use in m.findall(function.body, _CASE_USES) if _walked(use) == name]
+    reads = m.findall(function.body, m.Name(name))
+    return bool(uses) and len(reads) == len(uses) + 1
+
+
+class DropCase(Mutator[cst.Assign]):
+    """One case is dropped from the cases a function names once and then walks or tests:
+    `excluded = (is_period_dtype, is_interval_dtype, is_categorical_dtype)` then `any(check(dtype)
+    for check in excluded)` loses `is_categorical_dtype`.
+
+    Realistic: `beyond/drop-alternative`'s forgotten case, where the cases are given a name
+    first (BugsInPy: pandas 1). Only a tuple, list or set of three to five names or strings,
+    bound to a local that the function reads only to loop over or to test membership.
+    """
+
+    name = "beyond/drop-case"
+    family = Family.BEYOND
+    explanation = "`{original}` became `{mutated}`: one of the cases is missing"
+    matcher = m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Tuple() | m.List() | m.Set())
+    examples = (
+        Example(
+            before="def f(dtype):\n    checks = (is_period, is_interval, is_categorical)\n"
+                   "    return any(check(dtype) for check in checks)\n",
+            after=(
+                "def f(dtype):\n    checks = (is_interval, is_categorical)\n"
+                "    return any(check(dtype) for check in checks)\n",
+                "def f(dtype):\n    checks = (is_period, is_categorical)\n"
+                "    return any(check(dtype) for check in checks)\n",
+                "def f(dtype):\n    checks = (is_period, is_interval)\n"
+                "    return any(check(dtype) for check in checks)\n",
+            ),
+        ),
+        # two cases; a name read otherwise too; numbers; outside a function
+        Example(
+            before="def f(x):\n    two = (a, b)\n    keys = ['a', 'b', 'c']\n    sizes = (1, 2, 3)\n"
+                   "    for k in keys:\n        x[k] = len(keys)\n    return x in two or x in sizes\n\n"
+                   "CASES = (a, b, c)\n",
+            after=(),
+        ),
+    )
+
+    def mutate(self, node: cst.Assign, ctx: Context) -> Iterator[Rewrite]:
+        function = ctx.function(node)
+        display = node.value
+        if function is None or not isinstance(display, (cst.Tuple, cst.List, cst.Set)):
+            return
+        elements = display.elements
+        named = all(isinstance(e, cst.Element) and isinstance(e.value, (cst.Name, cst.Attribute, cst.SimpleString))
+                    for e in elements)
+        name = cst.ensure_type(node.targets[0].target, cst.Name).value  # as matched
+        if named and 3 <= len(elements) <= _MOST_ALTERNATIVES and _read_as_cases(name, function):
+            for element in elements:
+                yield Rewrite(replacement=_without(display, element), target=display)
+
 # A type a check accepts, and the narrower or wider one people write instead: (what the site
 # names, what it becomes, why the two differ). Abstract types are read in isinstance() and
 # issubclass(), numpy's kinds in np.issubdtype(), pandas' predicates where they are called. The

@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 
 from bugsmith.harness.exercises.measure.inverses.base import TOKEN, Undo
 from bugsmith.harness.exercises.measure.inverses.checks import AlternativeBack, LabelSetBack, RangeEndBack, TypeBack
-from bugsmith.harness.exercises.measure.inverses.keywords import AddKeyword, AxisBack, RemoveArgument
+from bugsmith.harness.exercises.measure.inverses.keywords import AddKeyword, ArgumentOut, AxisBack, RemoveArgument
 from bugsmith.harness.exercises.measure.inverses.statements import (
     ConditionBack,
     ElifBack,
@@ -32,6 +32,7 @@ from bugsmith.harness.exercises.measure.inverses.statements import (
 )
 from bugsmith.harness.exercises.measure.inverses.tokens import (
     AttributeBack,
+    CallBack,
     ColumnBack,
     InsertInvert,
     InsertMinus,
@@ -40,6 +41,7 @@ from bugsmith.harness.exercises.measure.inverses.tokens import (
     NumberBack,
     OneBack,
     OperatorBack,
+    PositionBack,
     SentinelBack,
     SliceBack,
     StringBack,
@@ -58,6 +60,7 @@ INVERSES: tuple[type[Undo], ...] = (
     Rewrap, StatisticBack, AreaBack, KeyBack, PartBack, ConditionBack, GuardBack, UpdateBack, OriginBack,
     TypeBack, RangeEndBack, AlternativeBack, LabelSetBack,
     PartFromTwin,
+    CallBack, PositionBack, ArgumentOut,
 )
 
 

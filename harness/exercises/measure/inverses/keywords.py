@@ -139,3 +139,23 @@ class RemoveArgument(Undo[cst.Call]):
         positional = leading_positional(node)
         if positional and not is_module_call(node, ctx) and isinstance(node.func, cst.Attribute):
             yield without_arg(node, positional[-1])
+
+
+class ArgumentOut(Undo[cst.Call]):
+    """An argument taken out of the inner call it slipped into: `enumerate(wrap(items, start))`
+    becomes `enumerate(wrap(items), start)` (beyond/misplaced-argument)."""
+
+    name = "undo/argument-out"
+    family = Family.BEYOND
+    tier = PART
+    matcher = m.Call(args=[m.ZeroOrMore(), m.Arg(value=m.Call(), keyword=None, star="")])
+
+    def mutate(self, node: cst.Call, ctx: Context) -> Iterator[cst.Call]:
+        holder = node.args[-1]
+        inner = cst.ensure_type(holder.value, cst.Call)  # as matched
+        kept = leading_positional(inner)
+        if not self.here(node, ctx) or len(kept) < 2 or len(node.args) != len(leading_positional(node)):
+            return
+        out = kept[-1]
+        shorter = without_arg(inner, out)
+        yield with_arg(replaced_arg(node, holder, shorter), cst.Arg(value=out.value))

@@ -8,14 +8,14 @@ was dropped, `+ 1` left out).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 import libcst.matchers as m
 
 from bugsmith.harness.exercises.measure.inverses.base import TOKEN, Undo, bare, is_value, unused_names
 from bugsmith.mutators.analysis.arguments import callee, positional
-from bugsmith.mutators.analysis.expressions import in_place_of, respaced
+from bugsmith.mutators.analysis.expressions import in_place_of, read_for_truth, respaced
 from bugsmith.mutators.analysis.receivers import is_namespace
 from bugsmith.mutators.base import Rewrite
 from bugsmith.mutators.context import Context
@@ -334,3 +334,47 @@ class AttributeBack(Undo[cst.Attribute]):
         for name in names:
             if name != node.attr.value:
                 yield node.with_changes(attr=cst.Name(name))
+
+
+class CallBack(Undo[cst.Attribute]):
+    """A method tested uncalled, called again: `if queue.full:` becomes `if queue.full():`
+    (beyond/uncalled). Only where the attribute's truth is all that is read."""
+
+    name = "undo/call-back"
+    family = Family.BEYOND
+    tier = TOKEN + 1  # any attribute in a test could be a method: after the edits of a marked token
+    matcher = m.Attribute()
+
+    def mutate(self, node: cst.Attribute, ctx: Context) -> Iterator[cst.Call]:
+        if self.here(node, ctx) and read_for_truth(node, ctx):
+            yield cst.Call(func=node.with_changes(lpar=[], rpar=[]), lpar=node.lpar, rpar=node.rpar)
+
+
+class PositionBack(Undo[cst.Subscript]):
+    """A label back to a position: `s[i]` becomes `s.iloc[i]` (beyond/position-to-label), in a
+    module that imports pandas."""
+
+    name = "undo/position-back"
+    family = Family.BEYOND
+    tier = TOKEN + 1  # any subscript could be a position: after the edits of a marked token
+    matcher = m.Subscript(value=m.Name() | m.Attribute(), slice=[m.SubscriptElement(slice=m.Index())])
+
+    def __init__(self, functions: frozenset[str] | None = None, lines: Sequence[int] | None = None) -> None:
+        super().__init__(functions, lines)
+        self._read: tuple[cst.Module, bool] | None = None  # the module last asked about, and its answer
+
+    def mutate(self, node: cst.Subscript, ctx: Context) -> Iterator[cst.Subscript]:
+        index = cst.ensure_type(node.slice[0].slice, cst.Index).value  # as matched
+        if not self.here(node, ctx) or isinstance(index, cst.BaseString) or not self._pandas(ctx.module):
+            return
+        if not m.matches(node.value, m.Attribute(attr=m.Name("iloc") | m.Name("loc"))):
+            yield node.with_changes(value=cst.Attribute(value=node.value, attr=cst.Name("iloc")))
+
+
+    def _pandas(self, module: cst.Module) -> bool:
+        """Whether `module` imports pandas at its top (asked once per module)."""
+        if self._read is None or self._read[0] is not module:
+            imports = m.SimpleStatementLine(body=[m.Import() | m.ImportFrom()])
+            text = (module.code_for_node(line) for line in module.body if m.matches(line, imports))
+            self._read = (module, any("pandas" in each for each in text))
+        return self._read[1]
