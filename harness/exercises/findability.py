@@ -33,6 +33,14 @@ class Findability:
     clue_dropped: bool = False  # the handout lost the comment that stated the intent (harness.exercises.measure.clues)
     repair_searched: bool = True  # False: a survey; the search was skipped, `repair_tries` means nothing yet
     intent_in_code: bool = False  # a name beside the bug contradicts it: no handout can drop that clue
+    unread: bool = False  # the bug leaves a name its function binds unread: a linter points at it (measure.tells)
+    twin_broken: bool = False  # the bug's line is one of two written as a pair, and no longer matches the other
+
+    @property
+    def shown(self) -> bool:
+        """Whether something a reader sees beside the bug points at it: a sentence stating what it
+        contradicts, a name it left unread, a twin it no longer matches."""
+        return self.intent or self.unread or self.twin_broken
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -69,6 +69,10 @@ class Twins:
         """Each differing name of `first` and the name that stands for it in `second`."""
         return {a.value: b.value for a, b in self.renamed}
 
+    def distance(self) -> int:
+        """How much code the part in which they differ holds (0: they differ in names only)."""
+        return 0 if self.different is None else _part_size(*self.different)
+
 
 @dataclass(slots=True)
 class _Walk:

@@ -82,6 +82,19 @@ def test_clues_cap_what_the_search_evidence_adds():
     assert difficulty([found(**far, intent=True, named=True)], silent=True).score == plain - 6
 
 
+def test_a_name_the_bug_leaves_unread_caps_like_a_comment_and_is_never_hard():
+    """A linter points at a bug that leaves a name unread, and a twin at a bug that made its line
+    unlike its pair: each counts as a stated intent, in the points and in the rule that no
+    exercise of such bugs only is hard."""
+    far = {"fl_rank": 12, "repair_tries": None, "lines_to_read": 400, "helper": True}
+    assert difficulty([found(**far)], silent=True).factors["clues"] == 0
+    assert difficulty([found(**far, unread=True)], silent=True).factors["clues"] == -6 + 1
+    assert difficulty([found(**far, unread=True, named=True)], silent=True).factors["clues"] == -6
+    assert difficulty([found(**far, twin_broken=True)], silent=True).factors["clues"] == -6 + 1
+    assert difficulty([found(**far, unread=True)] * 3, silent=True).level != "hard"
+    assert difficulty([found(**far, unread=True), found(**far)] * 2, silent=True).level == "hard"
+
+
 def test_more_bugs_add_difficulty_and_time():
     """Two bugs at once are harder than the harder one alone, and get more time."""
     one = difficulty([found()], silent=False)

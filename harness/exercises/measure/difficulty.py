@@ -5,8 +5,10 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
 - locate (0-6): the Ochiai rank of the bug's line over the visible tests (rank 1: 0, 2-3: 1,
   4-9: 2, else 3) plus the tries an automatic repair search needs (up to 5: 0, 20: 1, 50: 2,
   not found within 50: 3);
-- clues cap locate: a nearby comment that states the intent the bug contradicts caps it at 1,
-  a failing test's name or message that names the buggy code at 2, both at 0;
+- clues cap locate: a nearby comment that states the intent the bug contradicts, a name the bug
+  leaves bound and unread (what a linter flags), or a line the bug made unlike its twin
+  (harness.exercises.measure.tells) caps it at 1, a failing test's name or message that names
+  the buggy code at 2, both at 0;
 - read (0-2): lines of the functions on the failing tests' path (< 50: 0, < 120: 1, else 2);
 - helper (0-1): no visible test calls the buggy function by name;
 - silent (0-1): the failures are wrong answers, no traceback into the code.
@@ -15,8 +17,9 @@ An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when 
 (a visible test fails with either bug alone: fixing one leaves that symptom red), plus 1 when they
 hide behind each other (`masked`: each fix uncovers the next bug's symptom); the score is 1 plus the
 points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. An exercise whose every
-bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent) is
-never "hard", whatever else it has: the reader compares the sentence with the line. (A medium or
+bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent), or
+leaves a name unread, or breaks a twin, is never "hard", whatever else it has: the reader compares
+the sentence with the line, asks why the name is there, or reads the pair side by side. (A medium or
 hard handout loses those sentences, and its evidence says so: harness.exercises.measure.levels.)
 """
 
@@ -51,7 +54,8 @@ def bug_factors(evidence: Findability, *, silent: bool) -> dict[str, int]:
     """The points one bug's evidence gives, by factor."""
     found = _step(evidence.fl_rank, RANK_POINTS, 3)
     repair = _step(evidence.repair_tries, REPAIR_POINTS, 3)
-    cap = (BOTH_CAP if evidence.intent and evidence.named else INTENT_CAP if evidence.intent
+    shown = evidence.shown  # a sentence, a linter or a twin says where to look
+    cap = (BOTH_CAP if shown and evidence.named else INTENT_CAP if shown
            else NAMED_CAP if evidence.named else found + repair)
     clue = min(cap, found + repair) - (found + repair)  # zero or negative: what the clues give away
     return {"fault_localisation": found, "repair_search": repair, "clues": clue,
@@ -85,8 +89,8 @@ def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool 
         factors["masked"] = int(hidden)
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
-    if level == "hard" and all(e.intent for e in evidence):
-        score, level = LEVELS[1][0], LEVELS[1][1]  # a sentence next to every bug says what it should do
+    if level == "hard" and all(e.shown for e in evidence):
+        score, level = LEVELS[1][0], LEVELS[1][1]  # a sentence, a linter or a twin points at every bug
     return Difficulty(score=score, level=level, factors=factors)
 
 

@@ -22,6 +22,7 @@ from bugsmith.harness.exercises.findability import Findability, function_spans, 
 from bugsmith.harness.exercises.measure.intent import named_against, stated_intent
 from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
+from bugsmith.harness.exercises.measure.tells import breaks_twin, unread_by
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 from bugsmith.mutators import registry
@@ -66,6 +67,8 @@ class Probes:
             lines_to_read=lines_to_read(lines, failing, self._buggy_sources([bug])),
             helper=is_helper(bug, self.test_sources),
             intent_in_code=named_against(self.ev.sources[bug.file], bug) is not None,
+            unread=bool(unread_by(self.ev.sources[bug.file], bug)),
+            twin_broken=breaks_twin(self.ev.sources[bug.file], bug),
         )
         if not search(survey):
             return survey

@@ -1,0 +1,112 @@
+"""What the code itself shows of a bug to a reader who runs nothing: a name the bug left unread,
+or a line written unlike its twin.
+
+`precision, recall, _ = curve(...)` then `return float(np.sum(precision[:-1]))`: the bug took
+away the only read of `recall`, and every linter (pyflakes' "assigned but never used", an
+editor's grey name) points at the function, and the reader asks why `recall` is computed.
+Blind solvers named exactly that as what gave such bugs away. A bug that leaves a parameter or
+a local of its function bound and never read, where the original read it, shows itself as a
+stated intent does (harness.exercises.measure.difficulty caps it alike), and no handout can
+drop it: it is the code.
+
+Code written as a pair shows an edit of one half the same way: `fps = np.cumsum(weights /
+~positive)` under `tps = np.cumsum(weights * positive)`, `tpr = tps[-1] / ...` beside `fpr = ...
+/ fps[-1]`. Solvers read the two lines together and see the one that differs (`breaks_twin`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from bugsmith.mutators.analysis.twins import all_twins
+from bugsmith.mutators.mutant import Mutant
+
+_IGNORED = frozenset({"self", "cls"})  # a method need not read its receiver
+
+
+def unread_by(source: str, bug: Mutant) -> tuple[str, ...]:
+    """The names the function holding `bug` binds and never reads once the bug is in, that it
+    read in `source`; sorted. Empty when either version does not parse or the bug is outside
+    any function."""
+    try:
+        before, after = ast.parse(source), ast.parse(bug.apply(source))
+    except (SyntaxError, ValueError):
+        return ()
+    original, buggy = _outermost(before, bug.span.line), _outermost(after, bug.span.line)
+    if original is None or buggy is None:
+        return ()
+    return tuple(sorted(_unread(buggy) - _unread(original)))
+
+
+def _outermost(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The outermost function whose lines hold `line`: names it binds may be read by inner ones."""
+    holding = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+               and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return min(holding, key=lambda node: node.lineno, default=None)
+
+
+def _unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Parameters and names `function` (nested functions included) binds and never reads;
+    `_`-prefixed names are meant to be unread, and `x += 1` reads `x`."""
+    arguments = function.args
+    bound = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    bound |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    read: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load | ast.Del) else bound).add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            read.add(node.target.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            read.update(node.names)  # bound for another scope to read
+    return {name for name in bound - read if not name.startswith("_") and name not in _IGNORED}
+
+
+def breaks_twin(source: str, bug: Mutant) -> bool:
+    """Whether `bug` is inside one of two twins (code written as a pair: `tps = np.cumsum(w *
+    positive)` above `fps = np.cumsum(w * ~positive)`, mutators.analysis.twins) that are twins no
+    more once it is in, or differ in more code: the reader sees the line written unlike its pair.
+    Only for a bug that keeps the file's lines where they were."""
+    mutated = bug.apply(source)
+    if source.count("\n") != mutated.count("\n"):
+        return False
+    span = bug.span
+    start, end = (span.line, span.column), (span.end_line, span.end_column)
+    try:
+        held = [(key, apart) for key, apart, members in _twin_places(source)
+                if any(a <= start and end <= b for a, b in members)]
+        if not held:
+            return False  # most bugs are in no twin: the buggy file need not be read
+        after = _twin_places(mutated)
+    except cst.ParserSyntaxError:
+        return False
+    for key, apart in held:
+        now = [distance for other, distance, _ in after if other == key]
+        if not now or min(now) > apart:
+            return True
+    return False
+
+
+_Place = tuple[int, int]
+
+
+_Key = tuple[int, int, str, str]
+
+
+@functools.lru_cache(maxsize=8)  # the original file, asked again for each of its bugs
+def _twin_places(source: str) -> list[tuple[_Key, int, tuple[tuple[_Place, _Place], ...]]]:
+    """Each twin pair of `source`: a key that survives an edit on one line (the members' first
+    lines and kinds), how much code they differ in, and each member's (start, end) position."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    where = wrapper.resolve(PositionProvider)
+    found: list[tuple[_Key, int, tuple[tuple[_Place, _Place], ...]]] = []
+    for twins in all_twins(wrapper.module):
+        first, second = where[twins.first], where[twins.second]
+        key = (first.start.line, second.start.line, type(twins.first).__name__, type(twins.second).__name__)
+        members = tuple(((r.start.line, r.start.column), (r.end.line, r.end.column)) for r in (first, second))
+        found.append((key, twins.distance(), members))
+    return found
