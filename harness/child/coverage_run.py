@@ -17,6 +17,7 @@ import tempfile
 import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -202,7 +203,7 @@ def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: cov
                       report: Callable[[TestResult], None]) -> tuple[tuple[TestResult, ...], Coverage]:
     """Run `items` under `cov` (from `ready_coverage`, in a forked worker child) with one
     context per test: report each test's result as it ends; return the results and the lines
-    each test ran."""
+    each test ran, and where the code under test warned."""
     results = []
     with _silenced():
         cov.start()
@@ -220,7 +221,9 @@ def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: cov
     finally:
         with _silenced():
             cov.stop()
-    return tuple(results), children.merge(_lines_by_test(cov, root))
+    lines = children.merge(_lines_by_test(cov, root))
+    warned = tuple(sorted((os.path.relpath(file, root), line) for file, line in recorder.warned))
+    return tuple(results), replace(lines, warned=warned)
 
 
 def _lines_by_test(cov: coverage.Coverage, root: str) -> Coverage:

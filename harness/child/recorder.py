@@ -67,6 +67,13 @@ class Recorder:
         self.durations: dict[str, float] = {}
         self._pending: dict[tuple[str, str], TestResult] = {}
         self.collect_failures: list[TestResult] = []
+        # (file, line) of each warning the code under test raised while a test ran: pytest
+        # prints each with its place in the warnings summary, which points a reader at the line.
+        self.warned: set[tuple[str, int]] = set()
+
+    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+        if warning_message.filename in self.sources:
+            self.warned.add((warning_message.filename, warning_message.lineno))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

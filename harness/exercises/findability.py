@@ -35,12 +35,13 @@ class Findability:
     intent_in_code: bool = False  # a name beside the bug contradicts it: no handout can drop that clue
     unread: bool = False  # the bug leaves a name its function binds unread: a linter points at it (measure.tells)
     twin_broken: bool = False  # the bug's line is one of two written as a pair, and no longer matches the other
+    warns: bool = False  # a visible test's run warns at the bug's line: pytest's summary shows it
 
     @property
     def shown(self) -> bool:
-        """Whether something a reader sees beside the bug points at it: a sentence stating what it
-        contradicts, a name it left unread, a twin it no longer matches."""
-        return self.intent or self.unread or self.twin_broken
+        """Whether something the candidate sees points at the bug: a sentence stating what it
+        contradicts, a name it left unread, a twin it no longer matches, a warning at its line."""
+        return self.intent or self.unread or self.twin_broken or self.warns
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -46,20 +46,22 @@ class CoverageTask:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Coverage:
-    """The lines each test ran."""
+    """The lines each test ran, and where the code under test warned while they ran."""
 
     kind: ClassVar[str] = "coverage"
     lines: LineMap
+    warned: tuple[tuple[str, int], ...] = ()  # (file, line), files as in `lines`
 
     def to_dict(self) -> dict[str, Any]:
         # JSON keys are text: line numbers travel as strings.
         lines = {f: {str(n): list(ids) for n, ids in by_line.items()} for f, by_line in self.lines.items()}
-        return {"kind": self.kind, "lines": lines}
+        return {"kind": self.kind, "lines": lines, "warned": [list(place) for place in self.warned]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Coverage:
         return cls(lines={f: {int(n): tuple(ids) for n, ids in by_line.items()}
-                          for f, by_line in data["lines"].items()})
+                          for f, by_line in data["lines"].items()},
+                   warned=tuple((str(f), int(n)) for f, n in data.get("warned", ())))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

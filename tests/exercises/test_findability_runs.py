@@ -81,3 +81,13 @@ def test_a_groups_coverage_runs_in_one_batch_and_once(auc, monkeypatch):
     assert batches == [2]
     assert probes.lines_of(first) and probes.lines_of(second), "each bug's coverage was measured"
     assert batches == [2]
+
+
+def test_a_bug_that_makes_numpy_warn_at_its_line_shows_itself(auc):
+    """`weights * positive` -> `weights / positive`: the visible tests' run divides by zero on the
+    bug's line, numpy warns there and pytest prints the place; the same line's twin (`fps`) is
+    broken too. A flipped comparison elsewhere warns nowhere."""
+    found = measured(auc, "tps = np.cumsum(weights * positive)", "classic/arithmetic-swap")
+    assert found.warns and found.twin_broken and found.shown
+    quiet = measured(auc, "keep = weights > 0", "classic/comparison-boundary")
+    assert not quiet.warns

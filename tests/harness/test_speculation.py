@@ -150,3 +150,13 @@ def test_no_function_mutant_means_no_job(setup) -> None:
 
 def resolve_options(speculation: Speculation):
     return speculation._options
+
+
+def test_coverage_findings_keep_where_the_code_warned_across_the_pipe() -> None:
+    """A verdict's coverage carries the places the code under test warned, and an old record
+    without them reads as none."""
+    found = Coverage(lines={FILE: {5: ("t::a",)}}, warned=((FILE, 5),))
+    verdict = Verdict(mutant_id="m", findings=found)
+    assert Verdict.from_dict(verdict.to_dict()).findings == found
+    old = {key: value for key, value in found.to_dict().items() if key != "warned"}
+    assert Coverage.from_dict(old).warned == ()

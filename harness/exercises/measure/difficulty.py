@@ -6,9 +6,10 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
   4-9: 2, else 3) plus the tries an automatic repair search needs (up to 5: 0, 20: 1, 50: 2,
   not found within 50: 3);
 - clues cap locate: a nearby comment that states the intent the bug contradicts, a name the bug
-  leaves bound and unread (what a linter flags), or a line the bug made unlike its twin
-  (harness.exercises.measure.tells) caps it at 1, a failing test's name or message that names
-  the buggy code at 2, both at 0;
+  leaves bound and unread (what a linter flags), a line the bug made unlike its twin
+  (harness.exercises.measure.tells), or a warning the code raised at the bug's line in the visible
+  tests' run (`Findability.shown`) caps it at 1, a failing test's name or message that names the
+  buggy code at 2, both at 0;
 - read (0-2): lines of the functions on the failing tests' path (< 50: 0, < 120: 1, else 2);
 - helper (0-1): no visible test calls the buggy function by name;
 - silent (0-1): the failures are wrong answers, no traceback into the code.
@@ -17,9 +18,10 @@ An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when 
 (a visible test fails with either bug alone: fixing one leaves that symptom red), plus 1 when they
 hide behind each other (`masked`: each fix uncovers the next bug's symptom); the score is 1 plus the
 points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. An exercise whose every
-bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent), or
-leaves a name unread, or breaks a twin, is never "hard", whatever else it has: the reader compares
-the sentence with the line, asks why the name is there, or reads the pair side by side. (A medium or
+bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent),
+leaves a name unread, breaks a twin or warns at its line is never "hard", whatever else it has:
+the reader compares the sentence with the line, asks why the name is there, reads the pair side by
+side, or goes to the line the warning names. (A medium or
 hard handout loses those sentences, and its evidence says so: harness.exercises.measure.levels.)
 """
 
@@ -54,7 +56,7 @@ def bug_factors(evidence: Findability, *, silent: bool) -> dict[str, int]:
     """The points one bug's evidence gives, by factor."""
     found = _step(evidence.fl_rank, RANK_POINTS, 3)
     repair = _step(evidence.repair_tries, REPAIR_POINTS, 3)
-    shown = evidence.shown  # a sentence, a linter or a twin says where to look
+    shown = evidence.shown  # a sentence, a linter, a twin or a warning says where to look
     cap = (BOTH_CAP if shown and evidence.named else INTENT_CAP if shown
            else NAMED_CAP if evidence.named else found + repair)
     clue = min(cap, found + repair) - (found + repair)  # zero or negative: what the clues give away
@@ -90,7 +92,7 @@ def difficulty(evidence: Sequence[Findability], *, silent: bool, interact: bool 
     score = max(1, min(10, 1 + sum(factors.values())))
     level = next(name for limit, name in LEVELS if score <= limit)
     if level == "hard" and all(e.shown for e in evidence):
-        score, level = LEVELS[1][0], LEVELS[1][1]  # a sentence, a linter or a twin points at every bug
+        score, level = LEVELS[1][0], LEVELS[1][1]  # something the candidate sees points at every bug
     return Difficulty(score=score, level=level, factors=factors)
 
 

@@ -51,6 +51,7 @@ class Probes:
         self.mutators = registry.select(())
         self._original_edits: dict[str, tuple[Mutant, ...]] = {}
         self._lines: dict[str, LineMap | None] = {}  # each bug's coverage alone, by its id
+        self._warned: dict[str, tuple[tuple[str, int], ...]] = {}  # where the code warned, by bug id
 
     def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str],
                 search: Callable[[Findability], bool] = lambda survey: True) -> Findability:
@@ -69,6 +70,7 @@ class Probes:
             intent_in_code=named_against(self.ev.sources[bug.file], bug) is not None,
             unread=bool(unread_by(self.ev.sources[bug.file], bug)),
             twin_broken=breaks_twin(self.ev.sources[bug.file], bug),
+            warns=self.warns_at(bug),
         )
         if not search(survey):
             return survey
@@ -85,11 +87,19 @@ class Probes:
         for bug in todo:
             findings = verdicts[bug.id].findings if bug.id in verdicts else None
             self._lines[bug.id] = findings.lines if isinstance(findings, Coverage) else None
+            self._warned[bug.id] = findings.warned if isinstance(findings, Coverage) else ()
 
     def lines_of(self, bug: Mutant) -> LineMap | None:
         """The lines each visible test runs on the program with `bug`; None if it cannot be measured."""
         self.cover([bug])
         return self._lines[bug.id]
+
+    def warns_at(self, bug: Mutant) -> bool:
+        """Whether the code warned on one of `bug`'s lines while the visible tests ran with it
+        (numpy's "divide by zero encountered"): pytest's warnings summary shows the line."""
+        self.cover([bug])
+        return any(file == bug.file and bug.span.line <= line <= bug.span.end_line
+                   for file, line in self._warned.get(bug.id, ()))
 
     def _baseline_lines(self) -> LineMap:
         """The unmutated program's coverage: the next best thing when the mutant's cannot be had."""
