@@ -14,10 +14,16 @@ from collections.abc import Iterator, Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from bugsmith.mutators.analysis.arguments import leading_positional, replaced_arg, with_arg, without_arg
+from bugsmith.mutators.analysis.arguments import callee, leading_positional, replaced_arg, with_arg, without_arg
 from bugsmith.mutators.base import Example, Mutator
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.family import Family
+
+# Functions whose nested calls give one answer in any order: crossing them changes nothing.
+_ASSOCIATIVE = frozenset(
+    {"max", "min", "maximum", "minimum", "fmax", "fmin", "add", "multiply", "logical_and", "logical_or",
+     "logical_xor", "gcd", "lcm", "hypot", "union1d", "intersect1d", "setxor1d"}
+)
 
 
 # What may cross: a name, a dotted name, a constant, each with its own kind. A crossed call or
@@ -79,11 +85,12 @@ class CrossedArguments(Mutator[cst.Call]):
             after=("def f(settings):\n"
                    "    return settings.get('SPIDER_LOADER_CLASS', settings.get('SPIDER_MANAGER_CLASS'))\n",),
         ),
-        # one function twice side by side; two differences; a constant against a name; other functions nested
+        # one function twice side by side; two differences; a constant against a name; other
+        # functions nested; a symmetric function nested in itself
         Example(
             before="def f(a, b, c, lo, hi, d):\n"
                    "    g(h(a, lo), h(a, hi)), g(max(a, lo), min(b, hi)), g(max(a, 0), min(a, hi))\n"
-                   "    return d.get('x', np.mean(b)), round(abs(a), c)\n",
+                   "    return d.get('x', np.mean(b)), round(abs(a), c), np.maximum(a, np.maximum(b, c))\n",
             after=(),
         ),
     )
@@ -93,7 +100,8 @@ class CrossedArguments(Mutator[cst.Call]):
             return
         outer = leading_positional(node)
         function = ctx.code(node.func).strip()
-        for i, arg in enumerate(outer):
+        nested = callee(node) not in _ASSOCIATIVE  # `max(a, max(b, c))` crossed is the same maximum
+        for i, arg in enumerate(outer if nested else ()):
             inner = arg.value
             if isinstance(inner, cst.Call) and ctx.code(inner.func).strip() == function:
                 at = _one_difference(outer[:i], leading_positional(inner), ctx)
