@@ -71,7 +71,7 @@ class Recorder:
         # prints each with its place in the warnings summary, which points a reader at the line.
         self.warned: set[tuple[str, int]] = set()
 
-    def pytest_warning_recorded(self, warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+    def pytest_warning_recorded(self, warning_message: Any) -> None:
         if warning_message.filename in self.sources:
             self.warned.add((warning_message.filename, warning_message.lineno))
 
