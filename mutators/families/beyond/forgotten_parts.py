@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata.scope_provider import ImportAssignment
 
 from bugsmith.mutators.analysis.arguments import callee, without_arg
 from bugsmith.mutators.analysis.explanations import spelled_out
 from bugsmith.mutators.analysis.expressions import read_for_truth
+from bugsmith.mutators.analysis.receivers import imported_names
 from bugsmith.mutators.base import Example, Mutator, Rewrite
 from bugsmith.mutators.context import Context
 from bugsmith.mutators.families.beyond.kinds import is_literal
@@ -325,30 +325,20 @@ class Uncalled(Mutator[cst.Call]):
             return
         func = node.func
         if isinstance(func, cst.Name):
-            if func.value in _ALWAYS_CALLED or _bound_by_import(func, ctx):
+            if func.value in _ALWAYS_CALLED or func.value in imported_names(ctx.module):
                 return
         elif node.args and not m.matches(func, m.Attribute(value=m.Name("self") | m.Name("cls"))):
             return  # `q.get(k)`: a method of another object with arguments is written as called
-        elif _imported_owner(cst.ensure_type(func, cst.Attribute), ctx):
-            return
+        elif _root(func) in imported_names(ctx.module):
+            return  # `np.linalg.norm`: an imported module's function
         yield func.with_changes(lpar=node.lpar, rpar=node.rpar)
 
 
-def _bound_by_import(name: cst.Name, ctx: Context) -> bool:
-    """Whether `name` is an imported module or function where it is read."""
-    scope = ctx.scope(name)
-    if scope is None or name.value not in scope:
-        return False
-    assignments = scope[name.value]
-    return bool(assignments) and all(isinstance(a, ImportAssignment) for a in assignments)
-
-
-def _imported_owner(func: cst.Attribute, ctx: Context) -> bool:
-    """`np.linalg.norm`: an attribute of an imported module."""
-    owner = func.value
-    while isinstance(owner, cst.Attribute):
-        owner = owner.value
-    return isinstance(owner, cst.Name) and _bound_by_import(owner, ctx)
+def _root(expr: cst.BaseExpression) -> str | None:
+    """`np` of `np.linalg.norm`: the name an attribute chain starts from."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 class PositionToLabel(Mutator[cst.Subscript]):
