@@ -203,7 +203,7 @@ def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: cov
                       report: Callable[[TestResult], None]) -> tuple[tuple[TestResult, ...], Coverage]:
     """Run `items` under `cov` (from `ready_coverage`, in a forked worker child) with one
     context per test: report each test's result as it ends; return the results and the lines
-    each test ran, and where the code under test warned."""
+    each test ran, where the code under test warned, and where failing tests' tracebacks ended in it."""
     results = []
     with _silenced():
         cov.start()
@@ -223,7 +223,8 @@ def run_with_coverage(items: Sequence[pytest.Item], recorder: Recorder, cov: cov
             cov.stop()
     lines = children.merge(_lines_by_test(cov, root))
     warned = tuple(sorted((os.path.relpath(file, root), line) for file, line in recorder.warned))
-    return tuple(results), replace(lines, warned=warned)
+    raised = tuple(sorted((os.path.relpath(file, root), line) for file, line in recorder.raised))
+    return tuple(results), replace(lines, warned=warned, raised=raised)
 
 
 def _lines_by_test(cov: coverage.Coverage, root: str) -> Coverage:

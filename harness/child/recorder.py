@@ -49,6 +49,16 @@ def _importer(error: BaseException, root: str) -> str:
     return (files or ["(import)"])[0]
 
 
+def _innermost(tb: Any, sources: frozenset[str]) -> tuple[str, int] | None:
+    """The last frame of the traceback `tb` in one of `sources`, as (file, line)."""
+    found = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in sources:
+            found = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
 def _through(tb: Any, sources: frozenset[str]) -> bool:
     while tb is not None:
         if tb.tb_frame.f_code.co_filename in sources:
@@ -70,6 +80,9 @@ class Recorder:
         # (file, line) of each warning the code under test raised while a test ran: pytest
         # prints each with its place in the warnings summary, which points a reader at the line.
         self.warned: set[tuple[str, int]] = set()
+        # (file, line) of the innermost frame in the code under test of each failing test's
+        # traceback: where pytest's report of the failure points a reader.
+        self.raised: set[tuple[str, int]] = set()
 
     def pytest_warning_recorded(self, warning_message: Any) -> None:
         if warning_message.filename in self.sources:
@@ -131,6 +144,8 @@ class Recorder:
         )
 
     def _failure(self, nodeid: str, call: pytest.CallInfo, exception: str, excinfo: Any) -> None:
+        if (innermost := _innermost(excinfo.tb, self.sources)) is not None:
+            self.raised.add(innermost)
         # Held until logreport: the xfail machinery may still turn this failure into a skip.
         self._pending[(nodeid, call.when)] = TestResult(
             id=nodeid,

@@ -46,22 +46,26 @@ class CoverageTask:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Coverage:
-    """The lines each test ran, and where the code under test warned while they ran."""
+    """The lines each test ran, where the code under test warned while they ran, and where the
+    tracebacks of failing tests ended in it."""
 
     kind: ClassVar[str] = "coverage"
     lines: LineMap
     warned: tuple[tuple[str, int], ...] = ()  # (file, line), files as in `lines`
+    raised: tuple[tuple[str, int], ...] = ()  # (file, line) of a failing test's innermost frame in the code
 
     def to_dict(self) -> dict[str, Any]:
         # JSON keys are text: line numbers travel as strings.
         lines = {f: {str(n): list(ids) for n, ids in by_line.items()} for f, by_line in self.lines.items()}
-        return {"kind": self.kind, "lines": lines, "warned": [list(place) for place in self.warned]}
+        return {"kind": self.kind, "lines": lines, "warned": [list(place) for place in self.warned],
+                "raised": [list(place) for place in self.raised]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Coverage:
         return cls(lines={f: {int(n): tuple(ids) for n, ids in by_line.items()}
                           for f, by_line in data["lines"].items()},
-                   warned=tuple((str(f), int(n)) for f, n in data.get("warned", ())))
+                   warned=tuple((str(f), int(n)) for f, n in data.get("warned", ())),
+                   raised=tuple((str(f), int(n)) for f, n in data.get("raised", ())))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -91,3 +91,13 @@ def test_a_bug_that_makes_numpy_warn_at_its_line_shows_itself(auc):
     assert found.warns and found.twin_broken and found.shown
     quiet = measured(auc, "keep = weights > 0", "classic/comparison-boundary")
     assert not quiet.warns
+
+
+def test_a_guard_that_now_fires_on_good_input_shows_itself_by_its_traceback(auc):
+    """`not positive.any()` -> `positive.any()`: every valid input raises "y_true must contain both
+    classes", pytest's report ends at that `raise`, and the guard above it is the bug. A silent
+    bug (`~positive` dropped in roc_curve) fails by wrong values: no traceback ends in the code."""
+    loud = measured(auc, "if positive.all() or not positive.any():", "classic/drop-unary")
+    assert loud.raised and loud.shown
+    silent = measured(auc, "fps = np.cumsum(weights * ~positive)", "classic/drop-unary")
+    assert not silent.raised

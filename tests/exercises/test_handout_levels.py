@@ -13,7 +13,9 @@ from bugsmith.harness.exercises.measure.difficulty import difficulty
 from bugsmith.harness.exercises.measure.levels import Levels
 from bugsmith.harness.exercises.pack.statement import statement, told_message
 from bugsmith.harness.exercises.records import Difficulty, Exercise, ExerciseOptions, Symptom
-from bugsmith.harness.exercises.sources.catalogue import problem_named
+from bugsmith.harness.exercises.sources.catalogue import problem_named, reference_names
+from bugsmith.harness.exercises.sources.layout import candidate_tree
+from bugsmith.harness.exercises.sources.told_statement import WITHHELD, sections, told_statement
 from bugsmith.mutators.mutant import Family, Mutant, Span
 
 
@@ -89,11 +91,14 @@ SYMPTOMS = (
 )
 
 
-def _statement(level: str) -> str:
-    exercise = Exercise(id="exercise-01", instance_id="i", problem="auc", mutants=(), buggy={}, reference={},
+def _exercise(level: str) -> Exercise:
+    return Exercise(id="exercise-01", instance_id="i", problem="auc", mutants=(), buggy={}, reference={},
                         fail_to_pass=(), pass_to_pass=(), symptoms=SYMPTOMS, silent=True,
                         difficulty=Difficulty(score=5, level=level), time_limit_minutes=30)
-    text = statement(exercise, problem_named(builtin_root(), "auc"))
+
+
+def _statement(level: str) -> str:
+    text = statement(_exercise(level), problem_named(builtin_root(), "auc"))
     return text[text.index("## The symptom"):text.index("## The problem")]
 
 
@@ -165,3 +170,36 @@ def test_a_pair_the_search_decides_is_searched_and_scored_as_searched():
     assert _pair("hard", middling, searched_tries=None) == (True, 2)
     assert _pair("hard", middling, searched_tries=1) == (False, 2)
     assert _pair("medium", middling, searched_tries=1) == (True, 2)
+
+
+def test_a_hard_handout_tells_the_overview_and_the_api_and_leaves_the_rules_to_the_tests():
+    """Blind trials solved hard exercises by reading the code against the rule problem.md
+    spelled out; a hard handout, its README and its copy of problem.md, keeps what a newcomer
+    to the code is told. Easy and medium ones tell the whole problem."""
+    problem = problem_named(builtin_root(), "auc")
+    whole = problem.read(problem.statement)
+    for level in ("easy", "medium", "hard"):
+        readme = statement(_exercise(level), problem)
+        copy = candidate_tree(problem, _exercise(level))["auc/problem.md"]
+        told = readme[readme.index("## The problem"):]
+        for text in (told, copy):
+            assert "def roc_auc_score(" in text and "## API" in text, level
+            # The rule of tied scores and the error list are rules, told only below hard.
+            assert ("## Errors" in text) is (level != "hard") and (WITHHELD in text) is (level == "hard"), level
+        assert (copy == whole.replace("reference.auc", "auc")) is (level != "hard"), level
+
+
+def test_every_built_in_statement_keeps_an_overview_and_its_api_when_hard():
+    for name in reference_names(builtin_root()):
+        whole = problem_named(builtin_root(), name).read(f"reference/{name}/problem.md")
+        hard = told_statement(whole, "hard")
+        assert len(hard) < len(whole) / 2 and f"from reference.{name} import" in hard, name
+        assert hard.startswith(sections(whole)[0].rstrip("\n")), name
+
+
+def test_a_heading_inside_a_code_fence_does_not_cut_a_section():
+    text = "# T\nintro\n\n## API\n\n```text\n## not a heading\n```\n\n## Rules\n\nx < y\n"
+    assert sections(text) == ["# T\nintro\n\n", "## API\n\n```text\n## not a heading\n```\n\n", "## Rules\n\nx < y\n"]
+    assert told_statement(text, "hard") == "# T\nintro\n\n## API\n\n```text\n## not a heading\n```\n\n" + WITHHELD + "\n"
+    assert told_statement(text, "medium") == text
+    assert told_statement("no sections at all", "hard") == "no sections at all"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bugsmith.harness.exercises.measure.tells import breaks_twin, unread_by
+from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, unread_by
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.registry import select
 
@@ -93,3 +93,39 @@ def test_an_edit_outside_any_twin_or_of_the_part_they_differ_in_shows_nothing():
     """The return line has no twin; `~` dropped makes the pair more alike, not less."""
     assert not breaks_twin(TWINS, _twin_bug("fps / tps[-1]", "tps[-1] / fps", 8))
     assert not breaks_twin(TWINS, _twin_bug("~positive", "positive", 7))
+
+
+GUARDS = textwrap.dedent(
+    """
+    def check(block, n, stats):
+        if not 0 <= block < n:
+            raise ValueError(f"block {block} is not in 0 .. {n}")
+        for stat in stats:
+            if stat not in ("mean", "max"):
+                raise ValueError(f"unknown stat {stat!r}")
+        total = block + n
+        return total
+    """
+)
+
+
+def _guard_bug(original: str, mutated: str):
+    for mutant in mutants_of_source(GUARDS, file="m.py", module="m", mutators=select(())).mutants:
+        if mutant.original.strip() == original and mutant.mutated.strip() == mutated:
+            return mutant
+    raise AssertionError(f"no mutant {original!r} -> {mutated!r}")
+
+
+def test_a_guard_changed_or_removed_leads_to_the_raise_it_guards():
+    """`<` -> `>` in a guard: its `raise` (line 4) is where a good input now fails; the guard of
+    the loop dropped: the raise stands where the `if` stood (line 6) and fires on every stat."""
+    assert guarded_raises(GUARDS, _guard_bug("<", ">")) == (4,)
+    dropped = next(m for m in mutants_of_source(GUARDS, file="m.py", module="m", mutators=select(())).mutants
+                   if m.operator == "beyond/drop-condition" and "unknown stat" in m.original)
+    assert guarded_raises(GUARDS, dropped) == (6,)
+    assert guarded_raises(GUARDS, _guard_bug("not in", "in")) == (7,)
+
+
+def test_an_edit_away_from_any_guard_leads_to_no_raise():
+    assert guarded_raises(GUARDS, _guard_bug("+", "-")) == ()
+    assert guarded_raises(GUARDS, _guard_bug("total", "None")) == ()

@@ -152,11 +152,11 @@ def resolve_options(speculation: Speculation):
     return speculation._options
 
 
-def test_coverage_findings_keep_where_the_code_warned_across_the_pipe() -> None:
-    """A verdict's coverage carries the places the code under test warned, and an old record
-    without them reads as none."""
-    found = Coverage(lines={FILE: {5: ("t::a",)}}, warned=((FILE, 5),))
+def test_coverage_findings_keep_where_the_code_warned_and_raised_across_the_pipe() -> None:
+    """A verdict's coverage carries the places the code under test warned and where failing
+    tests' tracebacks ended in it, and an old record without them reads as none."""
+    found = Coverage(lines={FILE: {5: ("t::a",)}}, warned=((FILE, 5),), raised=((FILE, 7),))
     verdict = Verdict(mutant_id="m", findings=found)
     assert Verdict.from_dict(verdict.to_dict()).findings == found
-    old = {key: value for key, value in found.to_dict().items() if key != "warned"}
-    assert Coverage.from_dict(old).warned == ()
+    old = {key: value for key, value in found.to_dict().items() if key not in ("warned", "raised")}
+    assert Coverage.from_dict(old).warned == () and Coverage.from_dict(old).raised == ()

@@ -7,8 +7,9 @@ The README ("Difficulty of an exercise") documents the formula; in short, per bu
   not found within 50: 3);
 - clues cap locate: a nearby comment that states the intent the bug contradicts, a name the bug
   leaves bound and unread (what a linter flags), a line the bug made unlike its twin
-  (harness.exercises.measure.tells), or a warning the code raised at the bug's line in the visible
-  tests' run (`Findability.shown`) caps it at 1, a failing test's name or message that names the
+  (harness.exercises.measure.tells), a warning the code raised at the bug's line in the visible
+  tests' run, or a failing test's traceback that ends at the bug's line or at a `raise` whose
+  guard the bug changed (`Findability.shown`) caps it at 1, a failing test's name or message that names the
   buggy code at 2, both at 0;
 - read (0-2): lines of the functions on the failing tests' path (< 50: 0, < 120: 1, else 2);
 - helper (0-1): no visible test calls the buggy function by name;
@@ -19,9 +20,9 @@ An exercise takes its hardest bug's points, plus 2 per further bug, plus 1 when 
 hide behind each other (`masked`: each fix uncovers the next bug's symptom); the score is 1 plus the
 points, clipped to 1-10. Levels: easy up to 4, medium up to 7, hard above. An exercise whose every
 bug has a sentence nearby that states what it contradicts (harness.exercises.measure.intent),
-leaves a name unread, breaks a twin or warns at its line is never "hard", whatever else it has:
-the reader compares the sentence with the line, asks why the name is there, reads the pair side by
-side, or goes to the line the warning names. (A medium or
+leaves a name unread, breaks a twin, warns at its line or ends a traceback is never "hard",
+whatever else it has: the reader compares the sentence with the line, asks why the name is there,
+reads the pair side by side, or goes to the line the warning or the traceback names. (A medium or
 hard handout loses those sentences, and its evidence says so: harness.exercises.measure.levels.)
 """
 

@@ -22,7 +22,7 @@ from bugsmith.harness.exercises.findability import Findability, function_spans, 
 from bugsmith.harness.exercises.measure.intent import named_against, stated_intent
 from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
-from bugsmith.harness.exercises.measure.tells import breaks_twin, unread_by
+from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, unread_by
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 from bugsmith.mutators import registry
@@ -52,6 +52,7 @@ class Probes:
         self._original_edits: dict[str, tuple[Mutant, ...]] = {}
         self._lines: dict[str, LineMap | None] = {}  # each bug's coverage alone, by its id
         self._warned: dict[str, tuple[tuple[str, int], ...]] = {}  # where the code warned, by bug id
+        self._raised: dict[str, tuple[tuple[str, int], ...]] = {}  # where failing tests' tracebacks ended
 
     def measure(self, bug: Mutant, failing: Sequence[str], messages: Sequence[str],
                 search: Callable[[Findability], bool] = lambda survey: True) -> Findability:
@@ -71,6 +72,7 @@ class Probes:
             unread=bool(unread_by(self.ev.sources[bug.file], bug)),
             twin_broken=breaks_twin(self.ev.sources[bug.file], bug),
             warns=self.warns_at(bug),
+            raised=self.raised_at(bug),
         )
         if not search(survey):
             return survey
@@ -88,6 +90,7 @@ class Probes:
             findings = verdicts[bug.id].findings if bug.id in verdicts else None
             self._lines[bug.id] = findings.lines if isinstance(findings, Coverage) else None
             self._warned[bug.id] = findings.warned if isinstance(findings, Coverage) else ()
+            self._raised[bug.id] = findings.raised if isinstance(findings, Coverage) else ()
 
     def lines_of(self, bug: Mutant) -> LineMap | None:
         """The lines each visible test runs on the program with `bug`; None if it cannot be measured."""
@@ -100,6 +103,17 @@ class Probes:
         self.cover([bug])
         return any(file == bug.file and bug.span.line <= line <= bug.span.end_line
                    for file, line in self._warned.get(bug.id, ()))
+
+    def raised_at(self, bug: Mutant) -> bool:
+        """Whether a failing visible test's traceback ends, in the code, at `bug`'s lines or at a
+        `raise` whose guard `bug` changed or removed (the message contradicts the test's input):
+        pytest's report of the failure shows that line."""
+        self.cover([bug])
+        ends = {line for file, line in self._raised.get(bug.id, ()) if file == bug.file}
+        if not ends:
+            return False
+        own = range(bug.span.line, bug.span.line + bug.mutated.count("\n") + 1)
+        return any(line in own for line in ends) or bool(ends & set(guarded_raises(self.ev.sources[bug.file], bug)))
 
     def _baseline_lines(self) -> LineMap:
         """The unmutated program's coverage: the next best thing when the mutant's cannot be had."""

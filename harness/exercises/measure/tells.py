@@ -12,6 +12,12 @@ drop it: it is the code.
 Code written as a pair shows an edit of one half the same way: `fps = np.cumsum(weights /
 ~positive)` under `tps = np.cumsum(weights * positive)`, `tpr = tps[-1] / ...` beside `fpr = ...
 / fps[-1]`. Solvers read the two lines together and see the one that differs (`breaks_twin`).
+
+A guard that now fires on good input shows itself at once: `if not 0 <= block > n: raise
+ValueError(f"block {block} is not in 0 .. {n}")` fails a test with "block 0 is not in 0 .. 5",
+the traceback ends at the `raise`, and the condition above it is the bug. Blind solvers named the
+self-contradicting message as what gave four of five such bugs away (`guarded_raises` finds the
+`raise` lines whose guard the bug changed or removed; the probes say whether a failing test ran one).
 """
 
 from __future__ import annotations
@@ -110,3 +116,50 @@ def _twin_places(source: str) -> list[tuple[_Key, int, tuple[tuple[_Place, _Plac
         members = tuple(((r.start.line, r.start.column), (r.end.line, r.end.column)) for r in (first, second))
         found.append((key, twins.distance(), members))
     return found
+
+
+def guarded_raises(source: str, bug: Mutant) -> tuple[int, ...]:
+    """The lines, in the buggy file, of each `raise` whose guard `bug` changed (its span meets the
+    test of the `if` the `raise` stands in) or removed (its span holds that whole `if`, and the
+    `raise` is left in its place). Only for a bug that parses."""
+    try:
+        before = _guards(source)
+        after = _guards(bug.apply(source))
+    except cst.ParserSyntaxError:
+        return ()
+    span = bug.span
+    start, end = (span.line, span.column), (span.end_line, span.end_column)
+    region_end = span.line + bug.mutated.count("\n")
+    edited = [raises for test, whole, raises in after if test[0] <= end and start <= test[1]]
+    removed = [raises for test, whole, raises in before if start <= whole[0] and whole[1] <= end]
+    lines = {line for raises in edited for line in raises}
+    if removed:  # the guard is gone: the raise now stands unguarded where the `if` stood
+        lines |= {line for line in _raise_lines(bug.apply(source)) if span.line <= line <= region_end}
+    return tuple(sorted(lines))
+
+
+_Range = tuple[_Place, _Place]
+
+
+def _guards(source: str) -> list[tuple[_Range, _Range, tuple[int, ...]]]:
+    """Each `if` whose own body raises: its test's range, its whole range, the `raise` lines."""
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    where = wrapper.resolve(PositionProvider)
+    found = []
+    for node in where:
+        if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+            continue
+        raises = tuple(where[small].start.line for line in node.body.body
+                       if isinstance(line, cst.SimpleStatementLine)
+                       for small in line.body if isinstance(small, cst.Raise))
+        if raises:
+            test, whole = where[node.test], where[node]
+            found.append((((test.start.line, test.start.column), (test.end.line, test.end.column)),
+                          ((whole.start.line, whole.start.column), (whole.end.line, whole.end.column)), raises))
+    return found
+
+
+def _raise_lines(source: str) -> list[int]:
+    wrapper = MetadataWrapper(cst.parse_module(source))
+    where = wrapper.resolve(PositionProvider)
+    return [where[node].start.line for node in where if isinstance(node, cst.Raise)]

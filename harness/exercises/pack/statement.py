@@ -4,7 +4,8 @@ Rendered from jinja2 templates shipped as package data. The statement never name
 it gives the problem, the symptom, a time limit and how to run the tests. How much of the
 symptom it tells follows the exercise's level: an easy one names the failing visible tests with
 the first lines of what each says, a medium one names them with one line each, a hard one says
-only how many fail and how to run them (the candidate reads the rest from the tests).
+only how many fail and how to run them (the candidate reads the rest from the tests). So does
+how much of the problem (`told_statement`: a hard one keeps the overview and the API).
 
 Each takes the `HandoutNames` the pack hands the problem out with: the statement, hints,
 solution and patch name files as the candidate's folder does (`KEEP`: as the project does,
@@ -21,6 +22,7 @@ import jinja2
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.handout_names import KEEP, HandoutNames
 from bugsmith.harness.exercises.sources.problems import Problem
+from bugsmith.harness.exercises.sources.told_statement import told_statement
 from bugsmith.mutators.mutant import unified_diff
 
 
@@ -56,7 +58,8 @@ def statement(exercise: Exercise, problem: Problem, names: HandoutNames = KEEP) 
     level = exercise.difficulty.level
     symptoms = [(short_test_name(s.test), s.exception, names.markdown(told_message(s.message, level)))
                 for s in exercise.symptoms]
-    text = names.text(problem.statement, problem.read(problem.statement)).strip()
+    told = told_statement(problem.read(problem.statement), level)
+    text = names.text(problem.statement, told).strip()
     return render("statement.md.j2", exercise=exercise, problem=text, location=names.markdown(problem.location),
                   level=level, failing=len(exercise.symptoms), symptoms=symptoms, command=RUN_COMMAND)
 

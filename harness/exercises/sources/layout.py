@@ -14,6 +14,7 @@ from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import problem_named
 from bugsmith.harness.exercises.sources.handout_names import handout_names
 from bugsmith.harness.exercises.sources.problems import Problem
+from bugsmith.harness.exercises.sources.told_statement import told_statement
 
 
 def _read(problem: Problem, paths: tuple[str, ...]) -> dict[str, str]:
@@ -44,10 +45,17 @@ def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     return files
 
 
+def _told(problem: Problem, exercise: Exercise, files: dict[str, str]) -> dict[str, str]:
+    # The statement file (in the corpus, one of the code files) as the exercise's level tells it.
+    if problem.statement in files:
+        files[problem.statement] = told_statement(files[problem.statement], exercise.difficulty.level)
+    return files
+
+
 def handout_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     """`buggy_code` as handed out (the instructor's handout/ copy, the start of the record of test runs)."""
     problem = _problem(root, exercise.problem)
-    return handout_names(problem).handout_files(buggy_code(problem, exercise))
+    return handout_names(problem).handout_files(_told(problem, exercise, buggy_code(problem, exercise)))
 
 
 def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
@@ -56,7 +64,7 @@ def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
     files = buggy_code(problem, exercise)
     files.update(_read(problem, problem.visible + problem.support))
     files.update(problem.candidate_glue)
-    return handout_names(problem).handout_files(files)
+    return handout_names(problem).handout_files(_told(problem, exercise, files))
 
 
 def grader_kit(root: Path | Problem, exercise: Exercise | str) -> dict[str, str]:
