@@ -37,13 +37,14 @@ class Findability:
     twin_broken: bool = False  # the bug's line is one of two written as a pair, and no longer matches the other
     warns: bool = False  # a visible test's run warns at the bug's line: pytest's summary shows it
     raised: bool = False  # a failing visible test's traceback ends at the bug's line or the raise it guards
+    loop_names: bool = False  # the bug reads a loop's collection for its item, or the item for the collection
 
     @property
     def shown(self) -> bool:
         """Whether something the candidate sees points at the bug: a sentence stating what it
         contradicts, a name it left unread, a twin it no longer matches, a warning at its line,
-        a traceback that ends at it."""
-        return self.intent or self.unread or self.twin_broken or self.warns or self.raised
+        a traceback that ends at it, a loop's item and collection read one for the other."""
+        return self.intent or self.unread or self.twin_broken or self.warns or self.raised or self.loop_names
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

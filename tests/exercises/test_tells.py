@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, unread_by
+from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, swaps_loop_names, unread_by
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.registry import select
 
@@ -129,3 +129,11 @@ def test_a_guard_changed_or_removed_leads_to_the_raise_it_guards():
 def test_an_edit_away_from_any_guard_leads_to_no_raise():
     assert guarded_raises(GUARDS, _guard_bug("+", "-")) == ()
     assert guarded_raises(GUARDS, _guard_bug("total", "None")) == ()
+
+
+def test_a_loops_collection_read_for_its_item_reads_wrong():
+    """`stats` where the loop over them read `stat`: the line a reader stops at. The guard's
+    comparison negated is no such slip."""
+    assert swaps_loop_names(GUARDS, _guard_bug("stat", "stats"))
+    assert not swaps_loop_names(GUARDS, _guard_bug("not in", "in"))
+    assert not swaps_loop_names(GUARDS, _guard_bug("total", "None"))

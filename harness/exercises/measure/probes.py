@@ -22,7 +22,7 @@ from bugsmith.harness.exercises.findability import Findability, function_spans, 
 from bugsmith.harness.exercises.measure.intent import named_against, stated_intent
 from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
-from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, unread_by
+from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, swaps_loop_names, unread_by
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 from bugsmith.mutators import registry
@@ -73,6 +73,7 @@ class Probes:
             twin_broken=breaks_twin(self.ev.sources[bug.file], bug),
             warns=self.warns_at(bug),
             raised=self.raised_at(bug),
+            loop_names=swaps_loop_names(self.ev.sources[bug.file], bug),
         )
         if not search(survey):
             return survey

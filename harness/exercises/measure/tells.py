@@ -13,6 +13,9 @@ Code written as a pair shows an edit of one half the same way: `fps = np.cumsum(
 ~positive)` under `tps = np.cumsum(weights * positive)`, `tpr = tps[-1] / ...` beside `fpr = ...
 / fps[-1]`. Solvers read the two lines together and see the one that differs (`breaks_twin`).
 
+A loop's item and its collection read apart at a glance: `for window in windows:` above
+`name = f"{value}_{stat}_{windows}"` is a line a reader stops at (`swaps_loop_names`).
+
 A guard that now fires on good input shows itself at once: `if not 0 <= block > n: raise
 ValueError(f"block {block} is not in 0 .. {n}")` fails a test with "block 0 is not in 0 .. 5",
 the traceback ends at the `raise`, and the condition above it is the bug. Blind solvers named the
@@ -116,6 +119,25 @@ def _twin_places(source: str) -> list[tuple[_Key, int, tuple[tuple[_Place, _Plac
         members = tuple(((r.start.line, r.start.column), (r.end.line, r.end.column)) for r in (first, second))
         found.append((key, twins.distance(), members))
     return found
+
+
+def swaps_loop_names(source: str, bug: Mutant) -> bool:
+    """Whether `bug` puts, in the body of `for item in items:`, `items` where `item` was read or
+    `item` where `items` was."""
+    pair = {bug.original.strip(), bug.mutated.strip()}
+    if len(pair) != 2 or not all(name.isidentifier() for name in pair):
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    line = bug.span.line
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name)
+                and isinstance(node.iter, ast.Name) and {node.target.id, node.iter.id} == pair
+                and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)):
+            return True
+    return False
 
 
 def guarded_raises(source: str, bug: Mutant) -> tuple[int, ...]:
