@@ -28,11 +28,12 @@ def auc():
         yield ev, visible, Probes(ev, visible, visible_test_texts(problem.root, problem.visible)), mutants
 
 
-def measured(auc, line_text: str, operator: str):
+def measured(auc, line_text: str, operator: str, mutated: str | None = None):
     ev, visible, probes, mutants = auc
     source = ev.sources["reference/auc/auc.py"]
     line = next(n for n, t in enumerate(source.splitlines(), 1) if line_text in t)
-    bug = next(m for m in mutants if m.span.line == line and m.operator == operator)
+    bug = next(m for m in mutants if m.span.line == line and m.operator == operator
+               and mutated in (None, m.mutated))
     verdict = ev.run([ev.job("v", [bug], tests=visible, stop_on_failure=False)])["v"]
     failed = [r for r in verdict.results if r.outcome == "failed"]
     assert failed, "the bug must fail a visible test"
@@ -101,3 +102,10 @@ def test_a_guard_that_now_fires_on_good_input_shows_itself_by_its_traceback(auc)
     assert loud.raised and loud.shown
     silent = measured(auc, "fps = np.cumsum(weights * ~positive)", "classic/drop-unary")
     assert not silent.raised
+
+
+def test_a_value_the_raising_guard_reads_shows_itself_by_the_traceback_below_it(auc):
+    """`labels[keep] == 1` -> `== 2`: no label is positive, the guard on the next line raises, and a
+    reader goes up from the traceback's last line to the line above it."""
+    found = measured(auc, "positive = labels[keep] == 1", "classic/number", mutated="2")
+    assert found.raised

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import textwrap
 
-from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, swaps_loop_names, unread_by
+from bugsmith.harness.exercises.measure.tells import (
+    breaks_twin,
+    guarded_raises,
+    same_function,
+    swaps_loop_names,
+    unread_by,
+)
 from bugsmith.mutators.engine import mutants_of_source
 from bugsmith.mutators.registry import select
 
@@ -137,3 +143,10 @@ def test_a_loops_collection_read_for_its_item_reads_wrong():
     assert swaps_loop_names(GUARDS, _guard_bug("stat", "stats"))
     assert not swaps_loop_names(GUARDS, _guard_bug("not in", "in"))
     assert not swaps_loop_names(GUARDS, _guard_bug("total", "None"))
+
+
+def test_same_function_reads_the_innermost_function_of_the_line():
+    source = "def f():\n    a = 1\n    return a\n\n\ndef g():\n    return 2\n"
+    assert same_function(source, 2, [3])
+    assert not same_function(source, 2, [7])
+    assert not same_function("x = 1\n", 1, [1])

@@ -22,7 +22,13 @@ from bugsmith.harness.exercises.findability import Findability, function_spans, 
 from bugsmith.harness.exercises.measure.intent import named_against, stated_intent
 from bugsmith.harness.exercises.measure.inverses import repair_edits, tier, undo_edits
 from bugsmith.harness.exercises.measure.localisation import Line, locate, ochiai
-from bugsmith.harness.exercises.measure.tells import breaks_twin, guarded_raises, swaps_loop_names, unread_by
+from bugsmith.harness.exercises.measure.tells import (
+    breaks_twin,
+    guarded_raises,
+    same_function,
+    swaps_loop_names,
+    unread_by,
+)
 from bugsmith.harness.shared.protocol import Job, Patch, TestOutcome, Verdict
 from bugsmith.harness.shared.tasks import Coverage, CoverageTask, LineMap
 from bugsmith.mutators import registry
@@ -39,6 +45,8 @@ UNDO_LINES = 10
 # the others only when those give fewer than REPAIR_CAP: at some ten engine edits and tens of
 # undo edits per line, eight lines nearly always give enough.
 FIRST_LINES = 8
+# A traceback that ends this many lines under a bug, in its function, leads a reader to it.
+READ_UP = 3
 
 
 class Probes:
@@ -106,15 +114,21 @@ class Probes:
                    for file, line in self._warned.get(bug.id, ()))
 
     def raised_at(self, bug: Mutant) -> bool:
-        """Whether a failing visible test's traceback ends, in the code, at `bug`'s lines or at a
-        `raise` whose guard `bug` changed or removed (the message contradicts the test's input):
-        pytest's report of the failure shows that line."""
+        """Whether a failing visible test's traceback ends, in the code, at `bug`'s lines, a few
+        lines under them in the same function (`positive = labels == 2` above the guard that
+        raises "must contain both classes"), or at a `raise` whose guard `bug` changed or removed
+        (the message contradicts the test's input): pytest's report of the failure shows that
+        line, and a reader reads up from it."""
         self.cover([bug])
         ends = {line for file, line in self._raised.get(bug.id, ()) if file == bug.file}
         if not ends:
             return False
-        own = range(bug.span.line, bug.span.line + bug.mutated.count("\n") + 1)
-        return any(line in own for line in ends) or bool(ends & set(guarded_raises(self.ev.sources[bug.file], bug)))
+        source = self.ev.sources[bug.file]
+        if ends & set(guarded_raises(source, bug)):
+            return True
+        last = bug.span.line + bug.mutated.count("\n")
+        near = [line for line in ends if bug.span.line <= line <= last + READ_UP]
+        return bool(near) and same_function(bug.apply(source), bug.span.line, near)
 
     def _baseline_lines(self) -> LineMap:
         """The unmutated program's coverage: the next best thing when the mutant's cannot be had."""

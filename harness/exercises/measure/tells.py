@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -185,3 +186,17 @@ def _raise_lines(source: str) -> list[int]:
     wrapper = MetadataWrapper(cst.parse_module(source))
     where = wrapper.resolve(PositionProvider)
     return [where[node].start.line for node in where if isinstance(node, cst.Raise)]
+
+
+def same_function(source: str, line: int, others: Sequence[int]) -> bool:
+    """Whether one of `others` lies in the innermost function of `source` that holds `line`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    holding = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+               and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    if not holding:
+        return False
+    inner = max(holding, key=lambda node: node.lineno)
+    return any(inner.lineno <= other <= (inner.end_lineno or inner.lineno) for other in others)
