@@ -28,7 +28,9 @@ from bugsmith.harness.sampling import SampleSpec, estimate, stratified_sample
 from bugsmith.harness.store import last_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from targets import LIBRARIES, SDIST_CACHE  # noqa: E402  (a benchmark script beside its helpers)
+from targets import BIG_CODEBASES, LIBRARIES, SDIST_CACHE  # noqa: E402  (a benchmark script beside its helpers)
+
+TARGETS = {**LIBRARIES, **BIG_CODEBASES}
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TARGETS = ("corpus", "more-itertools", "cachetools")
@@ -43,7 +45,7 @@ def staged(name: str, folder: Path) -> Path:
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
         return root
-    return LIBRARIES[name].stage(folder / name, SDIST_CACHE)
+    return TARGETS[name].stage(folder / name, SDIST_CACHE)
 
 
 def bugsmith_run(root: Path, *extra: str) -> dict:
@@ -86,7 +88,7 @@ def measure(name: str, folder: Path, percent: float, seeds: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", action="append", dest="targets",
-                        choices=("corpus", *sorted(LIBRARIES)), help="corpus or a library of benchmarks/targets.py")
+                        choices=("corpus", *sorted(TARGETS)), help="corpus or a library of benchmarks/targets.py")
     parser.add_argument("--fraction", type=float, default=10.0, help="the sample, in percent of the mutants")
     parser.add_argument("--seeds", type=int, default=30)
     args = parser.parse_args(argv)

@@ -271,7 +271,8 @@ TARGETS: dict[str, Target] = {
 class Library:
     """A real library for the verdict audit: its sdist as published, with the project's own
     layout, its own test configuration and the files bugsmith mutates (paths relative to the
-    sdist's root). One or two modules each, so that a run stays within a few minutes."""
+    sdist's root). One or two modules each in LIBRARIES, so that a run stays within a few
+    minutes; BIG_CODEBASES hold whole libraries."""
 
     name: str  # the name on PyPI
     version: str
@@ -344,4 +345,16 @@ LIBRARIES: dict[str, Library] = {
                 pytest_args=(*_SRC, *_COVERAGE_WARNING),
                 why="relativedelta (src layout, also installed site-wide; filterwarnings = error)"),
     )
+}
+
+
+# Whole libraries past 10,000 mutants (issue 41), for the sampling and big-codebase benchmarks
+# only: the audit and the noise benchmark run every library of LIBRARIES in full.
+BIG_CODEBASES: dict[str, Library] = {
+    # 10,371 mutants; a suite of 419 tests in 3-5 s. `--noconftest`: its conftest's
+    # `pytest_ignore_collect(path, ...)` is refused by pytest 8, and on Python 3 it ignores
+    # nothing (it skips `_py2` test files; there are none).
+    "boltons": Library(name="boltons", version="24.1.0", paths=("boltons",), tests=("tests",),
+                       pytest_args=("--noconftest",),
+                       why="the whole library (30 modules, 16,960 lines) and its whole suite"),
 }

@@ -7,20 +7,28 @@ register), and the code of bugsmith's mutators and of libcst (an edited or upgra
 proposes other mutants). Only the registry's mutators are cached: a caller's own mutators may
 carry state that no name describes. The key names the choice, not the mutator objects, so a
 run whose files are all in the store never imports libcst (a second of the coordinator's).
+
+A cold run of a big codebase misses every file: 17,000 lines of boltons took the coordinator 40
+seconds alone, while the workers had run the baseline long before. So when the files to parse
+hold PARALLEL_LINES lines or more, they are parsed by `jobs` processes, the largest first; each
+starts fresh (forkserver: the coordinator has threads), which costs about a second of imports
+and pays off only past a few thousand lines.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import bugsmith.mutators
 from bugsmith.harness.store import Store
-from bugsmith.mutators.enumeration import Enumeration, FileMutants, Skipped, module_name
+from bugsmith.mutators.enumeration import Enumeration, FileMutants, module_name
 from bugsmith.mutators.mutant import Mutant
 from bugsmith.mutators.source_file import read_source
 
@@ -30,6 +38,7 @@ if TYPE_CHECKING:
 KIND = "mutants-of-file"
 VERSION = "2"  # 2: keyed by the families and operators chosen, not by the mutator objects
 PLUGINS = "bugsmith.mutators"  # harness.mutators.registry's entry point group
+PARALLEL_LINES = 5000  # lines to parse from which more than one process parses them
 
 
 def mutators_digest(families: Sequence[str], operators: Sequence[str]) -> str:
@@ -63,34 +72,72 @@ def _from_dict(data: dict) -> FileMutants:
 
 
 def cached_enumeration(files: Sequence[Path], *, root: Path, families: Sequence[str], operators: Sequence[str],
-                       store: Store) -> Enumeration:
+                       store: Store, jobs: int = 1) -> Enumeration:
     """`enumerate_mutants(files, ...)` with `registry.select(families, operators)`, taking each
-    unchanged file's mutants from the store (libcst and the mutators load on the first miss)."""
+    unchanged file's mutants from the store (libcst and the mutators load on the first miss);
+    the others are parsed by up to `jobs` processes when there are enough of them."""
     digest = mutators_digest(families, operators)
-    mutators: list[AnyMutator] | None = None
-    results: list[FileMutants] = []
-    skipped: list[Skipped] = []
-    seconds = 0.0
+    found: dict[Path, list[FileMutants]] = {}
+    missed: dict[Path, tuple[str, str]] = {}  # file -> (key, text)
     for path in files:
         relative = path.resolve().relative_to(root.resolve()).as_posix()
-        key = _key(digest, relative, module_name(path), read_source(path, relative))
+        text = read_source(path, relative)
+        key = _key(digest, relative, module_name(path), text)
         stored = store.extras_at(KIND, key)
         if stored is not None:
             try:
-                results.append(_from_dict(stored))
+                found[path] = [_from_dict(stored)]
                 continue
             except (KeyError, TypeError, ValueError):
                 pass  # a garbled entry is a miss
-        from bugsmith.mutators import registry
-        from bugsmith.mutators.engine import enumerate_mutants
-
-        if mutators is None:
-            mutators = registry.select(families, operators)
-        fresh = enumerate_mutants([path], root=root, mutators=mutators)
-        seconds += fresh.seconds
-        skipped.extend(fresh.skipped)
-        for found in fresh.files:
-            store.put_extra(KIND, key, _to_dict(found))
-            results.append(found)
+        missed[path] = (key, text)
+    fresh = _enumerated(list(missed), root, families, operators, jobs,
+                        sum(text.count("\n") for _, text in missed.values()))
+    for path, enumeration in fresh.items():
+        found[path] = list(enumeration.files)
+        for file in enumeration.files:
+            store.put_extra(KIND, missed[path][0], _to_dict(file))
+    results = [file for path in files for file in found.get(path, [])]
     return Enumeration(mutants=tuple(m for r in results for m in r.mutants), files=tuple(results),
-                       seconds=seconds, skipped=tuple(skipped))
+                       seconds=sum(e.seconds for e in fresh.values()),
+                       skipped=tuple(s for path in files if path in fresh for s in fresh[path].skipped))
+
+
+def _enumerated(paths: list[Path], root: Path, families: Sequence[str], operators: Sequence[str], jobs: int,
+                lines: int) -> dict[Path, Enumeration]:
+    """Each of `paths` enumerated: here, or by `jobs` fresh processes, largest file first."""
+    if not paths:
+        return {}
+    if jobs < 2 or len(paths) < 2 or lines < PARALLEL_LINES:
+        from bugsmith.mutators import registry
+
+        mutators = registry.select(families, operators)
+        return {path: _enumerate_with(path, root, mutators) for path in paths}
+    order = sorted(paths, key=lambda path: path.stat().st_size, reverse=True)
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context) as pool:
+        results = pool.map(_enumerate_one, order, [root] * len(order), [tuple(families)] * len(order),
+                           [tuple(operators)] * len(order))
+        return dict(zip(order, results))
+
+
+def _enumerate_with(path: Path, root: Path, mutators: Sequence[AnyMutator]) -> Enumeration:
+    from bugsmith.mutators.engine import enumerate_mutants
+
+    return enumerate_mutants([path], root=root, mutators=mutators)
+
+
+def _enumerate_one(path: Path, root: Path, families: tuple[str, ...], operators: tuple[str, ...]) -> Enumeration:
+    """One file's mutants, in a process of the pool (its mutators chosen once per process)."""
+    return _enumerate_with(path, root, _selected(families, operators))
+
+
+_SELECTED: dict[tuple[tuple[str, ...], tuple[str, ...]], list[AnyMutator]] = {}
+
+
+def _selected(families: tuple[str, ...], operators: tuple[str, ...]) -> list[AnyMutator]:
+    from bugsmith.mutators import registry
+
+    if (families, operators) not in _SELECTED:
+        _SELECTED[(families, operators)] = registry.select(families, operators)
+    return _SELECTED[(families, operators)]

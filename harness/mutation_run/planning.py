@@ -84,7 +84,7 @@ def plan(options: RunOptions, store: Store, mutators: Sequence[Mutator] | None,
              if start is not None else None)
     if mutators is None:  # after the workers start: libcst, if a file changed
         enumeration = cached_enumeration(files, root=options.root, store=store, families=options.families,
-                                         operators=options.operators)
+                                         operators=options.operators, jobs=options.jobs)
     else:
         from bugsmith.mutators.engine import enumerate_mutants
 

@@ -46,3 +46,27 @@ def test_only_new_or_changed_mutant_records_are_written(tmp_path: Path) -> None:
     assert json.loads(store.db.execute("SELECT data FROM mutants WHERE id = ?", (moved.id,)).fetchone()[0])[
         "explanation"] == "changed"
     store.close()
+
+
+def test_many_lines_to_parse_are_parsed_by_several_processes_with_the_same_mutants(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past PARALLEL_LINES the files missing from the store are parsed by `jobs` processes: the
+    same mutants in the same order as one process finds, and the store keeps them all."""
+    files = []
+    for name, body in (("a.py", CODE), ("b.py", CODE.replace("lo", "low") * 3), ("c.py", "x = 1 + 2\n")):
+        (tmp_path / name).write_text(body)
+        files.append(tmp_path / name)
+    alone = mutant_cache.cached_enumeration(files, root=tmp_path, families=(), operators=(),
+                                            store=Store.open(tmp_path / "one.sqlite"), jobs=1)
+    parsed_here: list[Path] = []
+    real = mutant_cache._enumerate_with
+    monkeypatch.setattr(mutant_cache, "_enumerate_with", lambda path, *a: parsed_here.append(path) or real(path, *a))
+    monkeypatch.setattr(mutant_cache, "PARALLEL_LINES", 1)
+    store = Store.open(tmp_path / "two.sqlite")
+    shared = mutant_cache.cached_enumeration(files, root=tmp_path, families=(), operators=(), store=store, jobs=2)
+    assert not parsed_here, "the pool's processes parsed them, not this one"
+    assert [m.id for m in shared.mutants] == [m.id for m in alone.mutants] and shared.files == alone.files
+    monkeypatch.setattr(registry, "select", lambda *a: pytest.fail("the mutators were loaded"))
+    assert mutant_cache.cached_enumeration(files, root=tmp_path, families=(), operators=(), store=store,
+                                           jobs=2).mutants == shared.mutants
+    store.close()
