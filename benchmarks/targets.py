@@ -353,8 +353,10 @@ LIBRARIES: dict[str, Library] = {
 BIG_CODEBASES: dict[str, Library] = {
     # 10,371 mutants; a suite of 419 tests in 3-5 s. `--noconftest`: its conftest's
     # `pytest_ignore_collect(path, ...)` is refused by pytest 8, and on Python 3 it ignores
-    # nothing (it skips `_py2` test files; there are none).
+    # nothing (it skips `_py2` test files; there are none). test_iter_find_files strips its
+    # folder's path with `str.lstrip` (a set of characters, not a prefix): it fails under plain
+    # pytest too whenever the staged folder's random name holds the letters of a file's name.
     "boltons": Library(name="boltons", version="24.1.0", paths=("boltons",), tests=("tests",),
-                       pytest_args=("--noconftest",),
+                       pytest_args=("--noconftest", "--deselect", "tests/test_fileutils.py::test_iter_find_files"),
                        why="the whole library (30 modules, 16,960 lines) and its whole suite"),
 }
