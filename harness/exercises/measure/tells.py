@@ -164,6 +164,7 @@ def guarded_raises(source: str, bug: Mutant) -> tuple[int, ...]:
 _Range = tuple[_Place, _Place]
 
 
+@functools.lru_cache(maxsize=8)  # the original file, asked again for each of its bugs
 def _guards(source: str) -> list[tuple[_Range, _Range, tuple[int, ...]]]:
     """Each `if` whose own body raises: its test's range, its whole range, the `raise` lines."""
     wrapper = MetadataWrapper(cst.parse_module(source))
