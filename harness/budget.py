@@ -4,8 +4,10 @@ The run starts with a small stratified sample (harness.sampling) and grows it, w
 seed, in rounds: each round is a run of the larger sample, which holds the smaller one, so it
 only runs the mutants the store has no verdict for. After each round the time one new mutant
 cost says how many more fit in what is left; the last round that finished is the result, a valid
-sample with its interval however early the budget ran out. A budget big enough for every mutant
-ends in a full run.
+sample with its interval however early the budget ran out, or the run was interrupted (Ctrl-C
+during a later round keeps it: its verdicts are in the store, and so are the new round's so far,
+for the next run to reuse). A budget big enough for every mutant ends in a full run. Each round's
+result goes to `on_round` as it finishes, so a caller can show the estimate while the run goes.
 """
 
 from __future__ import annotations
@@ -40,16 +42,29 @@ def next_size(done: int, total: int, spent_on_new: float, new: int, left: float)
     return min(total, done + affordable)
 
 
+INTERRUPTED = "interrupted during a round: the score is the last finished round's sample"
+
+
 def run_within(options: RunOptions, seconds: float, run: Callable[[RunOptions], RunResult], seed: int = 0,
-               clock: Callable[[], float] = time.monotonic) -> RunResult:
+               clock: Callable[[], float] = time.monotonic,
+               on_round: Callable[[RunResult, float], None] | None = None) -> RunResult:
     """The largest sample `run` decides within `seconds` (one round at least, whatever the budget:
     a run must give a score). The first round is FEWEST mutants, which also tells how many the
-    options select."""
+    options select. `on_round` gets each finished round and the seconds left."""
     deadline = clock() + seconds
     size, done = FEWEST, 0
+    finished: RunResult | None = None
     while True:
         started = clock()
-        result = run(replace(options, sample=SampleSpec(count=size, seed=seed)))
+        try:
+            result = run(replace(options, sample=SampleSpec(count=size, seed=seed)))
+        except KeyboardInterrupt:
+            if finished is None:
+                raise
+            return replace(finished, warnings=(*finished.warnings, INTERRUPTED))
+        finished = result
+        if on_round is not None:
+            on_round(result, max(0.0, deadline - clock()))
         population = int(result.options.get("sample", {}).get("population", 0)) or len(result.outcomes)
         spent, new, done = clock() - started, min(size, population) - done, min(size, population)
         left = deadline - clock()

@@ -97,6 +97,7 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
         builtin) -> None:
     """Run the test suite against every mutant (or a sample of them) and score it."""
     from bugsmith import harness
+    from bugsmith.harness.budget import INTERRUPTED as CUT_SHORT
     from bugsmith.harness.budget import parse_budget, run_within
     from bugsmith.harness.sampling import parse_sample
 
@@ -121,7 +122,11 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     def run_once(chosen: config.RunOptions) -> RunResult:
         return harness.run(chosen, progress=_progress(sys.stderr.isatty()), executor_factory=factory)
 
-    result = run_once(options) if seconds is None else run_within(options, seconds, run_once, seed=sample_seed)
+    def each_round(finished: RunResult, left: float) -> None:
+        click.echo(terminal.round_line(finished, left), err=True)
+
+    result = (run_once(options) if seconds is None
+              else run_within(options, seconds, run_once, seed=sample_seed, on_round=each_round))
     for warning in result.warnings:
         click.echo(f"bugsmith: warning: {warning}", err=True)
     reports: list[Path] = []
@@ -137,6 +142,8 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     if below:
         click.echo(f"bugsmith: mutation score {result.score or 0:.1f}% is under {fail_under}%", err=True)
         sys.exit(1)
+    if CUT_SHORT in result.warnings:  # the estimate stands, but the run did not end on its own
+        sys.exit(INTERRUPTED)
 
 
 @cli.command()

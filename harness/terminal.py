@@ -21,6 +21,13 @@ def progress_line(done: int, total: int, counts: dict[str, int], eta: float | No
     return f"[{bar}] {done}/{total} {parts}{eta_text}"
 
 
+def round_line(result: RunResult, left: float) -> str:
+    """After a round of a budgeted run: the estimate its sample gives, and the budget left."""
+    sampled = run_estimate(result.options, result.outcomes)
+    told = sampled.sentence() if sampled is not None else f"{len(result.outcomes)} mutants judged"
+    return f"bugsmith: so far, {told}; {left:.0f} s of the budget left"
+
+
 def score_so_far(counts: dict[str, int]) -> float | None:
     """The mutation score of the verdicts in so far (same rule as `mutation_score`)."""
     detected = counts.get(Status.KILLED, 0) + counts.get(Status.TIMEOUT, 0)

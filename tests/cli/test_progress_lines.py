@@ -37,3 +37,17 @@ def test_the_eta_comes_from_the_mutant_phase_own_pace() -> None:
     assert start.eta is None
     later = Progress(done=110, total=200, counts={"killed": 110}, elapsed=5.0, first=100)
     assert later.eta == 45.0
+
+
+def test_a_budgeted_runs_round_says_its_estimate_and_the_time_left() -> None:
+    """After each round of `--budget`, the estimate of the sample so far with its interval: the
+    score any time, as the final summary will give it."""
+    from bugsmith.harness.outcome import Outcome, RunResult, Status
+    from bugsmith.harness.terminal import round_line
+
+    outcomes = tuple(Outcome(mutant_id=str(i), status=Status.KILLED if i % 4 else Status.SURVIVED) for i in range(200))
+    result = RunResult(root="/p", started="", duration=1.0, mutants=(), outcomes=outcomes, tests=(),
+                       options={"sample": {"seed": 3, "population": 2000, "size": 200}})
+    line = round_line(result, 41.6)
+    assert line.startswith("bugsmith: so far, a sample of 200 of 2000 mutants (seed 3): the full score is 75.0% +- ")
+    assert "95% interval" in line and line.endswith("; 42 s of the budget left")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.budget import FEWEST, next_size, parse_budget, run_within
+from bugsmith.harness.budget import FEWEST, INTERRUPTED, next_size, parse_budget, run_within
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import Outcome, RunResult, Status
 
@@ -65,6 +65,31 @@ def test_a_round_is_priced_by_the_new_mutants_of_the_last() -> None:
     assert next_size(done=100, total=10_000, spent_on_new=10.0, new=100, left=50.0) == 100 + 400  # 0.8 x 50 / 0.1
     assert next_size(done=100, total=300, spent_on_new=1.0, new=100, left=50.0) == 300
     assert next_size(done=100, total=10_000, spent_on_new=0.0, new=0, left=50.0) == 200
+
+
+def test_each_finished_round_is_told_with_the_time_left() -> None:
+    runs = FakeRuns(population=10_000, per_mutant=0.05)
+    told: list[tuple[int, float]] = []
+    run_within(options(), 60, runs.run, clock=runs.clock, on_round=lambda r, left: told.append((len(r.outcomes), left)))
+    assert [size for size, _ in told] == runs.sizes
+    assert [left for _, left in told] == sorted((left for _, left in told), reverse=True) and told[0][1] < 60
+
+
+def test_ctrl_c_during_a_later_round_keeps_the_last_finished_one() -> None:
+    """The rounds before are valid samples: an interrupted budgeted run still gives a score,
+    and says it was cut short. Interrupted in its first round, it has none to give."""
+    runs = FakeRuns(population=10_000, per_mutant=0.05)
+    real = runs.run
+
+    def third_interrupted(chosen: RunOptions) -> RunResult:
+        if len(runs.sizes) == 2:
+            raise KeyboardInterrupt
+        return real(chosen)
+
+    result = run_within(options(), 60, third_interrupted, clock=runs.clock)
+    assert len(result.outcomes) == runs.sizes[-1] == runs.sizes[1] and result.warnings == (INTERRUPTED,)
+    with pytest.raises(KeyboardInterrupt):
+        run_within(options(), 60, lambda chosen: (_ for _ in ()).throw(KeyboardInterrupt), clock=runs.clock)
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90.0), ("90s", 90.0), ("2m", 120.0), ("1.5h", 5400.0)])

@@ -170,6 +170,8 @@ def test_run_with_a_sample_runs_that_many_and_reports_the_interval(tmp_path: Pat
     assert budgeted.returncode == 0, budgeted.stderr
     whole = json.loads(budgeted.stdout)["sample"]  # ten minutes buy every mutant: a full run
     assert whole["sampled"] == whole["population"] == sample["population"] and whole["low"] == whole["high"]
+    # Each round said its estimate while the run went; the last one is the whole population.
+    assert f"bugsmith: so far, a sample of {whole['population']} of {whole['population']} mutants" in budgeted.stderr
 
 
 def test_the_estimate_is_a_record_of_plain_values() -> None:
