@@ -98,7 +98,8 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     """Run the test suite against every mutant (or a sample of them) and score it."""
     from bugsmith import harness
     from bugsmith.harness.budget import INTERRUPTED as CUT_SHORT
-    from bugsmith.harness.budget import parse_budget, run_within
+    from bugsmith.harness.budget import parse_budget, run_sample_first, run_within
+    from bugsmith.harness.discovery import lines_to_mutate
     from bugsmith.harness.sampling import parse_sample
 
     if sample is not None and budget is not None:
@@ -125,8 +126,16 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     def each_round(finished: RunResult, left: float) -> None:
         click.echo(terminal.round_line(finished, left), err=True)
 
-    result = (run_once(options) if seconds is None
-              else run_within(options, seconds, run_once, seed=sample_seed, on_round=each_round))
+    def sampled_first(finished: RunResult) -> None:
+        click.echo(terminal.sample_first_line(finished), err=True)
+
+    if seconds is not None:
+        result = run_within(options, seconds, run_once, seed=sample_seed, on_round=each_round)
+    elif spec is not None:
+        result = run_once(options)
+    else:
+        result = run_sample_first(options, run_once, lines_to_mutate(options), seed=sample_seed,
+                                  on_sample=sampled_first)
     for warning in result.warnings:
         click.echo(f"bugsmith: warning: {warning}", err=True)
     reports: list[Path] = []

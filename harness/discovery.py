@@ -52,3 +52,15 @@ def discover(options: RunOptions) -> tuple[list[Path], list[Skipped]]:
 def source_files(options: RunOptions) -> list[Path]:
     """The Python files to mutate, sorted, each once."""
     return discover(options)[0]
+
+
+def lines_to_mutate(options: RunOptions) -> int:
+    """How many lines the files to mutate hold (unreadable files count none)."""
+    total = 0
+    for path in source_files(options):
+        try:
+            with path.open("rb") as file:
+                total += sum(1 for _ in file)
+        except OSError:
+            continue
+    return total

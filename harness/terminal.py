@@ -28,6 +28,15 @@ def round_line(result: RunResult, left: float) -> str:
     return f"bugsmith: so far, {told}; {left:.0f} s of the budget left"
 
 
+def sample_first_line(result: RunResult) -> str:
+    """After the sample a big full run takes first: its estimate, and that the rest runs now."""
+    sampled = run_estimate(result.options, result.outcomes)
+    if sampled is None:
+        return f"bugsmith: {len(result.outcomes)} mutants judged; every other mutant runs now"
+    return (f"bugsmith: so far, {sampled.sentence()}; the other {sampled.population - sampled.sampled}"
+            " mutants run now (Ctrl-C keeps this estimate)")
+
+
 def score_so_far(counts: dict[str, int]) -> float | None:
     """The mutation score of the verdicts in so far (same rule as `mutation_score`)."""
     detected = counts.get(Status.KILLED, 0) + counts.get(Status.TIMEOUT, 0)

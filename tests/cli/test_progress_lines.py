@@ -51,3 +51,15 @@ def test_a_budgeted_runs_round_says_its_estimate_and_the_time_left() -> None:
     line = round_line(result, 41.6)
     assert line.startswith("bugsmith: so far, a sample of 200 of 2000 mutants (seed 3): the full score is 75.0% +- ")
     assert "95% interval" in line and line.endswith("; 42 s of the budget left")
+
+
+def test_the_sample_a_big_full_run_takes_first_says_its_estimate_and_what_runs_next() -> None:
+    from bugsmith.harness.outcome import Outcome, RunResult, Status
+    from bugsmith.harness.terminal import sample_first_line
+
+    outcomes = tuple(Outcome(mutant_id=str(i), status=Status.KILLED) for i in range(100))
+    result = RunResult(root="/p", started="", duration=1.0, mutants=(), outcomes=outcomes, tests=(),
+                       options={"sample": {"seed": 0, "population": 1000, "size": 100}})
+    line = sample_first_line(result)
+    assert line.startswith("bugsmith: so far, a sample of 100 of 1000 mutants (seed 0): the full score is ")
+    assert line.endswith("; the other 900 mutants run now (Ctrl-C keeps this estimate)")

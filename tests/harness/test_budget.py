@@ -3,13 +3,23 @@ by the one before; the last finished round is the result."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bugsmith.harness.budget import FEWEST, INTERRUPTED, next_size, parse_budget, run_within
+from bugsmith.harness.budget import (
+    FEWEST,
+    INTERRUPTED,
+    SAMPLE_FIRST_LINES,
+    next_size,
+    parse_budget,
+    run_sample_first,
+    run_within,
+)
 from bugsmith.harness.config import RunOptions
 from bugsmith.harness.outcome import Outcome, RunResult, Status
+from bugsmith.harness.sampling import SampleSpec
 
 
 class FakeRuns:
@@ -92,6 +102,46 @@ def test_ctrl_c_during_a_later_round_keeps_the_last_finished_one() -> None:
         run_within(options(), 60, lambda chosen: (_ for _ in ()).throw(KeyboardInterrupt), clock=runs.clock)
 
 
+def _full_or_sampled(seen: list[RunOptions]):
+    def run(chosen: RunOptions) -> RunResult:
+        seen.append(chosen)
+        size = 10 if chosen.sample is not None else 100
+        sample = {"sample": {"seed": chosen.sample.seed, "population": 100, "size": size}} if chosen.sample else {}
+        return RunResult(root="/p", started="", duration=0.0, options=sample, mutants=(), tests=(),
+                         outcomes=tuple(Outcome(mutant_id=str(i), status=Status.KILLED) for i in range(size)))
+    return run
+
+
+def test_a_big_full_run_takes_its_sample_first_and_tells_it() -> None:
+    """The 10 % sample `--sample 10%` takes, told as soon as it is in, then every mutant."""
+    seen: list[RunOptions] = []
+    told: list[RunResult] = []
+    result = run_sample_first(options(), _full_or_sampled(seen), SAMPLE_FIRST_LINES, seed=7, on_sample=told.append)
+    assert [o.sample for o in seen] == [SampleSpec(percent=10.0, seed=7), None]
+    assert len(told) == 1 and len(told[0].outcomes) == 10 and len(result.outcomes) == 100
+
+
+def test_a_small_run_or_a_chosen_few_run_at_once() -> None:
+    for lines, chosen in ((SAMPLE_FIRST_LINES - 1, options()), (10**6, replace(options(), since="main")),
+                          (10**6, replace(options(), mutant_ids=("abc",)))):
+        seen: list[RunOptions] = []
+        run_sample_first(chosen, _full_or_sampled(seen), lines)
+        assert [o.sample for o in seen] == [None]
+
+
+def test_ctrl_c_after_the_sample_keeps_its_estimate() -> None:
+    seen: list[RunOptions] = []
+    sampled = _full_or_sampled(seen)
+
+    def interrupted_when_full(chosen: RunOptions) -> RunResult:
+        if chosen.sample is None:
+            raise KeyboardInterrupt
+        return sampled(chosen)
+
+    result = run_sample_first(options(), interrupted_when_full, SAMPLE_FIRST_LINES)
+    assert len(result.outcomes) == 10 and result.warnings == (INTERRUPTED,)
+
+
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90.0), ("90s", 90.0), ("2m", 120.0), ("1.5h", 5400.0)])
 def test_a_budget_is_a_duration(text: str, seconds: float) -> None:
     assert parse_budget(text) == seconds
@@ -101,3 +151,15 @@ def test_a_budget_is_a_duration(text: str, seconds: float) -> None:
 def test_anything_else_is_refused_in_one_line(text: str) -> None:
     with pytest.raises(ValueError, match="--budget takes a positive duration"):
         parse_budget(text)
+
+
+def test_the_lines_to_mutate_are_those_of_the_files_to_mutate(tmp_path: Path) -> None:
+    from bugsmith.harness.discovery import lines_to_mutate
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\ny = 2\n")
+    (tmp_path / "pkg" / "b.py").write_text("def f():\n    return 3\n\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test():\n    pass\n")
+    assert lines_to_mutate(RunOptions(root=tmp_path, paths=("pkg",), tests=("tests",))) == 5
