@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bugsmith.harness.config import RunOptions
+from bugsmith.harness.discovery import lines_to_mutate
 from bugsmith.harness.outcome import RunResult
 from bugsmith.harness.sampling import SampleSpec
 
@@ -50,6 +51,13 @@ def next_size(done: int, total: int, spent_on_new: float, new: int, left: float)
 
 
 INTERRUPTED = "interrupted during a round: the score is the last finished round's sample"
+INTERRUPTED_AFTER_SAMPLE = "interrupted after the sample: the score is the sample's estimate"
+CUT_SHORT = (INTERRUPTED, INTERRUPTED_AFTER_SAMPLE)  # a result that stands for a run that did not end
+
+
+def cut_short(result: RunResult) -> bool:
+    """Whether `result` is the sample or round kept when Ctrl-C stopped the run after it."""
+    return any(warning in CUT_SHORT for warning in result.warnings)
 
 
 def run_within(options: RunOptions, seconds: float, run: Callable[[RunOptions], RunResult], seed: int = 0,
@@ -98,4 +106,16 @@ def run_sample_first(options: RunOptions, run: Callable[[RunOptions], RunResult]
     try:
         return run(options)
     except KeyboardInterrupt:
-        return replace(sampled, warnings=(*sampled.warnings, INTERRUPTED))
+        return replace(sampled, warnings=(*sampled.warnings, INTERRUPTED_AFTER_SAMPLE))
+
+
+def run_sized(options: RunOptions, run: Callable[[RunOptions], RunResult], *, budget: float | None = None,
+              seed: int = 0, on_round: Callable[[RunResult, float], None] | None = None,
+              on_sample: Callable[[RunResult], None] | None = None) -> RunResult:
+    """`bugsmith run` as its options size it: within a time `budget` (`run_within`), the sample
+    the options hold, or every mutant (`run_sample_first`, which takes a big run's sample first)."""
+    if budget is not None:
+        return run_within(options, budget, run, seed=seed, on_round=on_round)
+    if options.sample is not None:
+        return run(options)
+    return run_sample_first(options, run, lines_to_mutate(options), seed=seed, on_sample=on_sample)

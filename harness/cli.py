@@ -97,9 +97,7 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
         builtin) -> None:
     """Run the test suite against every mutant (or a sample of them) and score it."""
     from bugsmith import harness
-    from bugsmith.harness.budget import INTERRUPTED as CUT_SHORT
-    from bugsmith.harness.budget import parse_budget, run_sample_first, run_within
-    from bugsmith.harness.discovery import lines_to_mutate
+    from bugsmith.harness.budget import cut_short, parse_budget, run_sized
     from bugsmith.harness.sampling import parse_sample
 
     if sample is not None and budget is not None:
@@ -129,13 +127,8 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
     def sampled_first(finished: RunResult) -> None:
         click.echo(terminal.sample_first_line(finished), err=True)
 
-    if seconds is not None:
-        result = run_within(options, seconds, run_once, seed=sample_seed, on_round=each_round)
-    elif spec is not None:
-        result = run_once(options)
-    else:
-        result = run_sample_first(options, run_once, lines_to_mutate(options), seed=sample_seed,
-                                  on_sample=sampled_first)
+    result = run_sized(options, run_once, budget=seconds, seed=sample_seed, on_round=each_round,
+                       on_sample=sampled_first)
     for warning in result.warnings:
         click.echo(f"bugsmith: warning: {warning}", err=True)
     reports: list[Path] = []
@@ -150,9 +143,11 @@ def run(paths, tests, families, operators, jobs, timeout_factor, fail_under, sin
             click.echo(f"report: {path}")
     if below:
         click.echo(f"bugsmith: mutation score {result.score or 0:.1f}% is under {fail_under}%", err=True)
-        sys.exit(1)
-    if CUT_SHORT in result.warnings:  # the estimate stands, but the run did not end on its own
+    # A run stopped by Ctrl-C says so first, whatever its estimate: it did not end on its own.
+    if cut_short(result):
         sys.exit(INTERRUPTED)
+    if below:
+        sys.exit(1)
 
 
 @cli.command()

@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import signal
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from importlib import metadata
@@ -91,15 +93,17 @@ def cached_enumeration(files: Sequence[Path], *, root: Path, families: Sequence[
             except (KeyError, TypeError, ValueError):
                 pass  # a garbled entry is a miss
         missed[path] = (key, text)
+    started = time.monotonic()
     fresh = _enumerated(list(missed), root, families, operators, jobs,
                         sum(text.count("\n") for _, text in missed.values()))
+    seconds = time.monotonic() - started if fresh else 0.0
     for path, enumeration in fresh.items():
         found[path] = list(enumeration.files)
         for file in enumeration.files:
             store.put_extra(KIND, missed[path][0], _to_dict(file))
     results = [file for path in files for file in found.get(path, [])]
     return Enumeration(mutants=tuple(m for r in results for m in r.mutants), files=tuple(results),
-                       seconds=sum(e.seconds for e in fresh.values()),
+                       seconds=seconds,
                        skipped=tuple(s for path in files if path in fresh for s in fresh[path].skipped))
 
 
@@ -115,10 +119,21 @@ def _enumerated(paths: list[Path], root: Path, families: Sequence[str], operator
         return {path: _enumerate_with(path, root, mutators) for path in paths}
     order = sorted(paths, key=lambda path: path.stat().st_size, reverse=True)
     context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context) as pool:
-        results = pool.map(_enumerate_one, order, [root] * len(order), [tuple(families)] * len(order),
-                           [tuple(operators)] * len(order))
-        return dict(zip(order, results))
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=context, initializer=_quiet_on_ctrl_c)
+    try:
+        found = dict(zip(order, pool.map(_enumerate_one, order, [root] * len(order),
+                                         [tuple(families)] * len(order), [tuple(operators)] * len(order))))
+    except BaseException:
+        # Ctrl-C or `kill`: the files still queued are not worth waiting for.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return found
+
+
+def _quiet_on_ctrl_c() -> None:
+    # The coordinator handles Ctrl-C and ends the pool; a process of it would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _enumerate_with(path: Path, root: Path, mutators: Sequence[AnyMutator]) -> Enumeration:

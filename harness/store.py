@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,6 +110,9 @@ def _create_tables(connection: sqlite3.Connection) -> None:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+RUNS_LOOKED_BACK = 5  # runs `previous_run` reads back for code that differs from the current code
 
 
 class Store:
@@ -293,15 +296,23 @@ class Store:
     def finish_run(self, run_id: int, duration: float) -> None:
         self.db.execute("UPDATE runs SET duration = ?, finished = 1 WHERE id = ?", (duration, run_id))
 
-    def previous_run(self) -> tuple[dict[str, str], dict[str, str]] | None:
-        """The most recent run's keys (mutant id -> outcome key) and sources, None before any."""
-        row = self.db.execute("SELECT keys, sources FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-        if row is None:
-            return None
-        try:
-            return json.loads(row[0]), json.loads(row[1])
-        except ValueError:
-            return None
+    def previous_run(self, sources: Mapping[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]] | None:
+        """The most recent run's keys (mutant id -> outcome key) and sources, None before any.
+        Given the current `sources`, the most recent of the last few runs whose sources differ
+        from them: a big full run takes a sample first (harness.budget.run_sample_first), and
+        the code before an edit is the run before that sample."""
+        rows = self.db.execute("SELECT keys, sources FROM runs ORDER BY id DESC LIMIT ?",
+                               (1 if sources is None else RUNS_LOOKED_BACK,)).fetchall()
+        found: tuple[dict[str, str], dict[str, str]] | None = None
+        for keys, texts in rows:
+            try:
+                run = json.loads(keys), json.loads(texts)
+            except ValueError:
+                continue
+            found = found or run
+            if sources is None or run[1] != dict(sources):
+                return run
+        return found
 
     def last_run(self) -> RunResult:
         """The most recent run, with the outcomes stored so far (an interrupted run, or one

@@ -83,6 +83,7 @@ class Recorder:
         # (file, line) of the innermost frame in the code under test of each failing test's
         # traceback: where pytest's report of the failure points a reader.
         self.raised: set[tuple[str, int]] = set()
+        self._innermost: dict[tuple[str, str], tuple[str, int]] = {}  # held with `_pending`
 
     def pytest_warning_recorded(self, warning_message: Any) -> None:
         if warning_message.filename in self.sources:
@@ -144,9 +145,9 @@ class Recorder:
         )
 
     def _failure(self, nodeid: str, call: pytest.CallInfo, exception: str, excinfo: Any) -> None:
-        if (innermost := _innermost(excinfo.tb, self.sources)) is not None:
-            self.raised.add(innermost)
         # Held until logreport: the xfail machinery may still turn this failure into a skip.
+        if (innermost := _innermost(excinfo.tb, self.sources)) is not None:
+            self._innermost[(nodeid, call.when)] = innermost
         self._pending[(nodeid, call.when)] = TestResult(
             id=nodeid,
             outcome=TestOutcome.FAILED,
@@ -160,6 +161,9 @@ class Recorder:
     def pytest_runtest_logreport(self, report: TestReport) -> None:
         self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + report.duration
         pending = self._pending.pop((report.nodeid, report.when), None)
+        innermost = self._innermost.pop((report.nodeid, report.when), None)
+        if report.failed and innermost is not None:
+            self.raised.add(innermost)
         if report.failed and report.nodeid not in self.results:
             self.failed.append(report.nodeid)
             self.results[report.nodeid] = pending or TestResult(

@@ -53,7 +53,7 @@ def renamed_verdicts(store: Store, missed: Mapping[str, tuple[Mutant, tuple[str,
     same tests, unchanged, ran against the same code. Its kill and pass records carry over with
     it. A rename that is not provably one (a local that shadows a global, a name a nested
     function or a comprehension binds, `locals()`) gives another digest: the mutant runs."""
-    previous = store.previous_run()
+    previous = store.previous_run(sources)
     if previous is None:
         return {}
     old_ids, old_sources = previous

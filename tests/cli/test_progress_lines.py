@@ -63,3 +63,45 @@ def test_the_sample_a_big_full_run_takes_first_says_its_estimate_and_what_runs_n
     line = sample_first_line(result)
     assert line.startswith("bugsmith: so far, a sample of 100 of 1000 mutants (seed 0): the full score is ")
     assert line.endswith("; the other 900 mutants run now (Ctrl-C keeps this estimate)")
+
+
+def test_ctrl_c_after_a_big_runs_sample_prints_its_estimate_and_exits_130(tmp_path, monkeypatch) -> None:
+    """`bugsmith run` on a big project: the sample's estimate is printed as it comes in, Ctrl-C
+    during the rest keeps it as the summary with a warning, and the exit status says the run
+    was stopped (130), ahead of --fail-under's 1."""
+    from click.testing import CliRunner
+
+    from bugsmith import harness
+    from bugsmith.harness import budget
+    from bugsmith.harness.cli import cli
+    from bugsmith.harness.outcome import Outcome, RunResult, Status
+    from bugsmith.mutators.mutant import Family, Mutant, Span
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("def f(x):\n    return x + 1\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_f.py").write_text("from pkg import f\n\n\ndef test_f():\n    assert f(1) == 2\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.bugsmith]\npaths = ["pkg"]\ntests = ["tests"]\n')
+    calls = []
+
+    def fake_run(options, **_):
+        calls.append(options.sample)
+        if options.sample is None:
+            raise KeyboardInterrupt
+        outcomes = tuple(Outcome(mutant_id=str(i), status=Status.KILLED if i % 2 else Status.SURVIVED)
+                         for i in range(40))
+        mutants = tuple(Mutant(id=str(i), operator="classic/op", family=Family.CLASSIC, file="pkg/__init__.py",
+                               module="pkg", function="f", scope="f",
+                               span=Span(line=2, column=11, end_line=2, end_column=16), original="x + 1",
+                               mutated="x - 1", explanation="", diff="") for i in range(40))
+        return RunResult(root=str(tmp_path), started="", duration=1.0, mutants=mutants, outcomes=outcomes,
+                         tests=(), options={"sample": {"seed": 0, "population": 400, "size": 40}})
+
+    monkeypatch.setattr(harness, "run", fake_run)
+    monkeypatch.setattr(budget, "SAMPLE_FIRST_LINES", 1)
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["run", "--no-report", "--fail-under", "90"])
+    assert [spec.percent if spec else None for spec in calls] == [10.0, None]
+    assert "bugsmith: so far, a sample of 40 of 400 mutants (seed 0)" in done.output
+    assert budget.INTERRUPTED_AFTER_SAMPLE in done.output and "is under 90" in done.output
+    assert done.exit_code == 130, done.output

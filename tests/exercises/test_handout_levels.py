@@ -203,3 +203,10 @@ def test_a_heading_inside_a_code_fence_does_not_cut_a_section():
     assert told_statement(text, "hard") == "# T\nintro\n\n## API\n\n```text\n## not a heading\n```\n\n" + WITHHELD + "\n"
     assert told_statement(text, "medium") == text
     assert told_statement("no sections at all", "hard") == "no sections at all"
+
+
+def test_a_fence_closes_only_with_its_own_marker_and_a_statement_of_api_alone_is_told_whole():
+    text = "# T\n\n## API\n\n~~~text\n```\n## still code\n~~~\n\n## Rules\n\nx\n"
+    assert [part.splitlines()[0] for part in sections(text)] == ["# T", "## API", "## Rules"]
+    only_api = "# T\n\n## API\n\n```python\ndef f(): ...\n```\n"
+    assert told_statement(only_api, "hard") == only_api  # nothing is withheld, so nothing says so

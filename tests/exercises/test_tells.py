@@ -150,3 +150,13 @@ def test_same_function_reads_the_innermost_function_of_the_line():
     assert same_function(source, 2, [3])
     assert not same_function(source, 2, [7])
     assert not same_function("x = 1\n", 1, [1])
+
+
+
+def test_a_guard_deleted_whole_leads_to_no_other_guards_raise():
+    """`if a < 0: raise` deleted with its raise: the next guard moves up into the deleted span's
+    lines, and its raise is no lead of this bug."""
+    source = "def f(a, b):\n    if a < 0:\n        raise ValueError('a')\n    x = a\n    if b:\n        raise ValueError('b')\n    return x\n"
+    removed = next(m for m in mutants_of_source(source, file="m.py", module="m", mutators=select(())).mutants
+                   if m.operator == "beyond/remove-guard" and "'a'" in m.original)
+    assert guarded_raises(source, removed) == ()

@@ -11,7 +11,9 @@ import pytest
 from bugsmith.harness.budget import (
     FEWEST,
     INTERRUPTED,
+    INTERRUPTED_AFTER_SAMPLE,
     SAMPLE_FIRST_LINES,
+    cut_short,
     next_size,
     parse_budget,
     run_sample_first,
@@ -139,7 +141,7 @@ def test_ctrl_c_after_the_sample_keeps_its_estimate() -> None:
         return sampled(chosen)
 
     result = run_sample_first(options(), interrupted_when_full, SAMPLE_FIRST_LINES)
-    assert len(result.outcomes) == 10 and result.warnings == (INTERRUPTED,)
+    assert len(result.outcomes) == 10 and result.warnings == (INTERRUPTED_AFTER_SAMPLE,) and cut_short(result)
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90.0), ("90s", 90.0), ("2m", 120.0), ("1.5h", 5400.0)])

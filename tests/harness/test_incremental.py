@@ -144,6 +144,11 @@ def test_a_renamed_mutant_takes_the_verdict_and_kill_of_the_one_it_was(tmp_path:
         assert (store.extras_at(KILLS, "s-new") or {})["outcome"]["mutant_id"] == "new"
     assert renamed_verdicts(store, {"new": (new, ("t", "u"))}, {"new"}, {"m.py": renamed}, {"new": "s-new"},
                             old_keys) == {}  # other tests: no stored outcome under that key
+    # A run of the renamed code in between (the sample a big full run takes first) does not
+    # hide the run before the edit: the rest of the mutants still take their verdicts.
+    store.start_run(started="s2", root="r", options={}, keys={}, tests=[], sources={"m.py": renamed}, dropped={})
+    again = renamed_verdicts(store, {"new": (new, ("t",))}, {"new"}, {"m.py": renamed}, {"new": "s-new"}, old_keys)
+    assert again == ({} if status is Status.EQUIVALENT else {"new": replace(outcome, mutant_id="new")})
     store.close()
 
 

@@ -136,28 +136,31 @@ def swaps_loop_names(source: str, bug: Mutant) -> bool:
     for node in ast.walk(tree):
         if (isinstance(node, ast.For | ast.AsyncFor) and isinstance(node.target, ast.Name)
                 and isinstance(node.iter, ast.Name) and {node.target.id, node.iter.id} == pair
-                and node.body[0].lineno <= line <= (node.end_lineno or node.lineno)):
+                and node.body[0].lineno <= line <= (node.body[-1].end_lineno or node.body[-1].lineno)):
             return True
     return False
 
 
 def guarded_raises(source: str, bug: Mutant) -> tuple[int, ...]:
     """The lines, in the buggy file, of each `raise` whose guard `bug` changed (its span meets the
-    test of the `if` the `raise` stands in) or removed (its span holds that whole `if`, and the
-    `raise` is left in its place). Only for a bug that parses."""
+    test of the `if` the `raise` stands in; a bug that keeps the file's lines, so that the span
+    reads the same in both) or removed (its span holds that whole `if`, and the `raise` is left
+    in its place). Only for a bug that parses."""
+    mutated = bug.apply(source)
     try:
         before = _guards(source)
-        after = _guards(bug.apply(source))
+        after = _guards(mutated)
     except cst.ParserSyntaxError:
         return ()
     span = bug.span
     start, end = (span.line, span.column), (span.end_line, span.end_column)
-    region_end = span.line + bug.mutated.count("\n")
-    edited = [raises for test, whole, raises in after if test[0] <= end and start <= test[1]]
-    removed = [raises for test, whole, raises in before if start <= whole[0] and whole[1] <= end]
-    lines = {line for raises in edited for line in raises}
-    if removed:  # the guard is gone: the raise now stands unguarded where the `if` stood
-        lines |= {line for line in _raise_lines(bug.apply(source)) if span.line <= line <= region_end}
+    lines: set[int] = set()
+    if source.count("\n") == mutated.count("\n"):
+        lines |= {line for test, _, raises in after if test[0] <= end and start <= test[1] for line in raises}
+    if bug.mutated.strip() and any(start <= whole[0] and whole[1] <= end for _, whole, _ in before):
+        # The guard is gone and its body stands in its place: the raise now fires unguarded.
+        region_end = span.line + bug.mutated.count("\n")
+        lines |= {line for line in _raise_lines(mutated) if span.line <= line <= region_end}
     return tuple(sorted(lines))
 
 

@@ -46,7 +46,7 @@ def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
 
 
 def _told(problem: Problem, exercise: Exercise, files: dict[str, str]) -> dict[str, str]:
-    # The statement file (in the corpus, one of the code files) as the exercise's level tells it.
+    # problem.md is one of the corpus's code files: the folder's copy must tell no more than the README.
     if problem.statement in files:
         files[problem.statement] = told_statement(files[problem.statement], exercise.difficulty.level)
     return files

@@ -18,18 +18,22 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
-KEPT_WHEN_HARD = ("API",)  # a section whose heading starts so is told at every level
+# The API is what a newcomer to the code is told of it; the rules are what the tests check.
+KEPT_WHEN_HARD = ("API",)
 WITHHELD = "The detailed rules are not spelled out here: the tests state them."
 
 
 def sections(text: str) -> list[str]:
     """`text` cut before each `## ` heading outside a code fence; the first part is the overview."""
     parts: list[list[str]] = [[]]
-    fenced = False
+    fence = ""  # the marker of the code fence the line is in, if any
     for line in text.splitlines(keepends=True):
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and line.startswith("## "):
+        marker = found.group(1) if (found := _FENCE.match(line)) is not None else ""
+        if marker and not fence:
+            fence = marker
+        elif marker and marker == fence:
+            fence = ""
+        elif not fence and line.startswith("## "):
             parts.append([])
         parts[-1].append(line)
     return ["".join(part) for part in parts]
@@ -42,7 +46,7 @@ def _kept_when_hard(section: str) -> bool:
 def told_statement(text: str, level: str) -> str:
     """The statement as a handout of `level` tells it (see the module docstring)."""
     parts = sections(text)
-    if level != "hard" or len(parts) == 1:
-        return text
     kept = [parts[0]] + [part for part in parts[1:] if _kept_when_hard(part)]
+    if level != "hard" or len(kept) == len(parts):
+        return text
     return "".join(part.rstrip("\n") + "\n\n" for part in kept) + WITHHELD + "\n"
