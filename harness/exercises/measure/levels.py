@@ -28,7 +28,7 @@ from bugsmith.harness.store import Store
 from bugsmith.mutators.mutant import Mutant
 
 FINDABILITY_KIND = "exercise-findability"
-FINDABILITY_VERSION = "findability/10"  # part of its cache key: a new measure re-measures
+FINDABILITY_VERSION = "findability/11"  # part of its cache key: a new measure re-measures
 DROPPED_AT = ("medium", "hard")  # the levels whose handouts lose the sentences that give a bug away
 
 
