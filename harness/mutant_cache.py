@@ -17,6 +17,7 @@ and pays off only past a few thousand lines.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -147,12 +148,8 @@ def _enumerate_one(path: Path, root: Path, families: tuple[str, ...], operators:
     return _enumerate_with(path, root, _selected(families, operators))
 
 
-_SELECTED: dict[tuple[tuple[str, ...], tuple[str, ...]], list[AnyMutator]] = {}
-
-
+@functools.cache
 def _selected(families: tuple[str, ...], operators: tuple[str, ...]) -> list[AnyMutator]:
     from bugsmith.mutators import registry
 
-    if (families, operators) not in _SELECTED:
-        _SELECTED[(families, operators)] = registry.select(families, operators)
-    return _SELECTED[(families, operators)]
+    return registry.select(families, operators)

@@ -52,11 +52,15 @@ def unread_by(source: str, bug: Mutant) -> tuple[str, ...]:
     return tuple(sorted(_unread(buggy) - _unread(original)))
 
 
+def _holding(tree: ast.Module, line: int) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function whose lines hold `line`, nested ones included."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)]
+
+
 def _outermost(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The outermost function whose lines hold `line`: names it binds may be read by inner ones."""
-    holding = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-               and node.lineno <= line <= (node.end_lineno or node.lineno)]
-    return min(holding, key=lambda node: node.lineno, default=None)
+    return min(_holding(tree, line), key=lambda node: node.lineno, default=None)
 
 
 def _unread(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -198,8 +202,7 @@ def same_function(source: str, line: int, others: Sequence[int]) -> bool:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return False
-    holding = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-               and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    holding = _holding(tree, line)
     if not holding:
         return False
     inner = max(holding, key=lambda node: node.lineno)
