@@ -71,8 +71,7 @@ def test_ctrl_c_after_a_big_runs_sample_prints_its_estimate_and_exits_130(tmp_pa
     was stopped (130), ahead of --fail-under's 1."""
     from click.testing import CliRunner
 
-    from bugsmith import harness
-    from bugsmith.harness import budget
+    from bugsmith.harness import budget, mutation_run
     from bugsmith.harness.cli import cli
     from bugsmith.harness.outcome import Outcome, RunResult, Status
     from bugsmith.mutators.mutant import Family, Mutant, Span
@@ -97,7 +96,10 @@ def test_ctrl_c_after_a_big_runs_sample_prints_its_estimate_and_exits_130(tmp_pa
         return RunResult(root=str(tmp_path), started="", duration=1.0, mutants=mutants, outcomes=outcomes,
                          tests=(), options={"sample": {"seed": 0, "population": 400, "size": 40}})
 
-    monkeypatch.setattr(harness, "run", fake_run)
+    # Patched where the run lives, as the other CLI tests do: patching `bugsmith.harness.run`
+    # would leave the real function in that module's namespace on undo, ahead of its lazy
+    # lookup, and a later test's patch of mutation_run.run would no longer reach the CLI.
+    monkeypatch.setattr(mutation_run, "run", fake_run)
     monkeypatch.setattr(budget, "SAMPLE_FIRST_LINES", 1)
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(cli, ["run", "--no-report", "--fail-under", "90"])
