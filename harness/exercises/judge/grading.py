@@ -55,6 +55,7 @@ from bugsmith.harness.exercises.measure.clues import code_shape
 from bugsmith.harness.exercises.pack.pack import instructor_folder, load_exercise
 from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidden_test
 from bugsmith.harness.exercises.sources.handout_names import HandoutNames, pack_names
+from bugsmith.harness.exercises.sources.layout import shown_line
 from bugsmith.harness.exercises.sources.problems import GradingLayout, grading_layout
 from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.harness.shared.sandbox import Limits, Mount, Sandbox, bugsmith_folders, require_bwrap
@@ -360,7 +361,8 @@ def _bugs(exercise: Exercise, tests: Sequence[TestResult]) -> tuple[BugResult, .
     outcome = {t.id: t.outcome for t in tests}
     found = []
     for i, mutant in enumerate(exercise.mutants):
-        location = f"{mutant.file}:{mutant.span.line}" + (f" ({mutant.function})" if mutant.function else "")
+        where = f" ({mutant.function})" if mutant.function else ""
+        location = f"{mutant.file}:{shown_line(exercise, mutant)}{where}"
         if len(exercise.bug_tests) != len(exercise.mutants):
             found.append(BugResult(index=i + 1, location=location, fixed=None))
             continue

@@ -24,6 +24,7 @@ from typing import Any
 from bugsmith.harness.exercises.records import Exercise, ExerciseError
 from bugsmith.harness.exercises.sources.handout_names import KEEP, HandoutNames, pack_names
 from bugsmith.harness.exercises.sources.problems import GradingLayout, corpus_layout, is_reference_kit
+from bugsmith.harness.exercises.sources.told_code import told_code
 
 MAX_FILE_BYTES = 2 * 2**20
 
@@ -244,7 +245,10 @@ def _bug_lines(exercise: Exercise, file: str) -> set[str]:
     (none if the bug only deleted, or only repeated a line found elsewhere)."""
     if file not in exercise.buggy:
         return set()
-    before, after = exercise.reference[file].splitlines(), exercise.buggy[file].splitlines()
+    # As handed out: a hard handout's lines have lost their trailing comments (told_code).
+    level = exercise.difficulty.level
+    before = told_code(exercise.reference[file], level).splitlines()
+    after = told_code(exercise.buggy[file], level).splitlines()
     everywhere = {line.strip() for line in before}
     return {line[1:].strip() for line in difflib.unified_diff(before, after, n=0, lineterm="")
             if line.startswith("+") and not line.startswith("+++") and line[1:].strip() not in everywhere}

@@ -16,7 +16,7 @@ from typing import Any
 from bugsmith.harness.exercises.pack.statement import hints, reverse_patch, statement
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import load_problems, problem_named
-from bugsmith.harness.exercises.sources.layout import buggy_code, visible_tests
+from bugsmith.harness.exercises.sources.layout import told_buggy_code, visible_tests
 from bugsmith.harness.exercises.sources.problems import Problem
 
 SCHEMA_FILE = "exercise-instance.schema.json"
@@ -30,7 +30,7 @@ def instance(exercise: Exercise, root: Path | Problem) -> dict[str, Any]:
         "repo": problem.repo,
         "problem": exercise.problem,
         "problem_statement": statement(exercise, problem),
-        "buggy_files": buggy_code(problem, exercise),
+        "buggy_files": told_buggy_code(problem, exercise),
         "test_files": visible_tests(problem),
         "patch": reverse_patch(exercise),
         "FAIL_TO_PASS": list(exercise.fail_to_pass),

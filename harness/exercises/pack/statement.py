@@ -21,14 +21,16 @@ import jinja2
 
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.handout_names import KEEP, HandoutNames
+from bugsmith.harness.exercises.sources.layout import shown_line
 from bugsmith.harness.exercises.sources.problems import Problem
+from bugsmith.harness.exercises.sources.told_code import told_code
 from bugsmith.harness.exercises.sources.told_statement import told_statement
 from bugsmith.mutators.mutant import unified_diff
 
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bugsmith.harness.exercises", "templates"),
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
@@ -36,6 +38,8 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.globals["shown_line"] = shown_line
+    return environment
 
 
 def render(template: str, **context: object) -> str:
@@ -93,14 +97,16 @@ def hints(exercise: Exercise, roles: Mapping[str, str] | None = None, names: Han
     for mutant in exercise.mutants:
         found.append(f"A bug is in `{mutant.function}` in `{names.path(mutant.file)}`.")
     for mutant in exercise.mutants:
-        found.append(f"Look at line {mutant.span.line} of `{names.path(mutant.file)}`.")
+        found.append(f"Look at line {shown_line(exercise, mutant)} of `{names.path(mutant.file)}`.")
     return found
 
 
 def reverse_patch(exercise: Exercise, names: HandoutNames = KEEP) -> str:
     """The patch that turns the buggy files back into the reference (`git apply`-able in a
     folder laid out as `names` hands it out)."""
-    return "".join(unified_diff(names.path(f), names.text(f, exercise.buggy[f]), names.text(f, exercise.reference[f]))
+    level = exercise.difficulty.level
+    return "".join(unified_diff(names.path(f), names.text(f, told_code(exercise.buggy[f], level)),
+                                names.text(f, told_code(exercise.reference[f], level)))
                    for f in sorted(exercise.buggy))
 
 

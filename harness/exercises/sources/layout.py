@@ -14,7 +14,9 @@ from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import problem_named
 from bugsmith.harness.exercises.sources.handout_names import handout_names
 from bugsmith.harness.exercises.sources.problems import Problem
+from bugsmith.harness.exercises.sources.told_code import told_code, told_line
 from bugsmith.harness.exercises.sources.told_statement import told_statement
+from bugsmith.mutators.mutant import Mutant
 
 
 def _read(problem: Problem, paths: tuple[str, ...]) -> dict[str, str]:
@@ -47,15 +49,31 @@ def buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
 
 def _told(problem: Problem, exercise: Exercise, files: dict[str, str]) -> dict[str, str]:
     # problem.md is one of the corpus's code files: the folder's copy must tell no more than the README.
+    level = exercise.difficulty.level
     if problem.statement in files:
-        files[problem.statement] = told_statement(files[problem.statement], exercise.difficulty.level)
+        files[problem.statement] = told_statement(files[problem.statement], level)
+    for path in problem.code:
+        if path.endswith(".py") and path in files:
+            files[path] = told_code(files[path], level)
     return files
 
 
-def handout_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
-    """`buggy_code` as handed out (the instructor's handout/ copy, the start of the record of test runs)."""
+def shown_line(exercise: Exercise, mutant: Mutant) -> int:
+    """The line of `mutant` in its file as handed out (a hard handout has lost its prose)."""
+    return told_line(exercise.reference[mutant.file], exercise.difficulty.level, mutant.span.line)
+
+
+def told_buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
+    """`buggy_code` as the exercise's level tells it (a hard one without the rules or the prose),
+    under the project's paths."""
     problem = _problem(root, exercise.problem)
-    return handout_names(problem).handout_files(_told(problem, exercise, buggy_code(problem, exercise)))
+    return _told(problem, exercise, buggy_code(problem, exercise))
+
+
+def handout_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
+    """`told_buggy_code` as handed out (the instructor's handout/ copy, the start of the record of test runs)."""
+    problem = _problem(root, exercise.problem)
+    return handout_names(problem).handout_files(told_buggy_code(problem, exercise))
 
 
 def candidate_tree(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
