@@ -4,6 +4,7 @@
     python benchmarks/solve_trials.py --all              # tables and checks over every trial, earlier builders too
     python benchmarks/solve_trials.py --write-fit        # and write the fit that packs' time limits read
     python benchmarks/solve_trials.py --attempt FOLDER   # test_runs and wall_seconds of a solved candidate folder
+    python benchmarks/solve_trials.py --built-from REV   # tables and checks over what builders since REV made
 
 Each line of the data is one trial (trial.schema.json beside it): an exercise as a pack built it
 and what a solver who saw only its candidate folder did. The fit is least squares of
@@ -20,6 +21,7 @@ import argparse
 import hashlib
 import json
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -315,6 +317,20 @@ def report(trials: Sequence[Trial], *, every: bool) -> None:
         print(f"  {'PASS' if check.passed else 'FAIL'}  {check.name}: {check.figures}")
 
 
+def built_from(trials: Sequence[Trial], commit: str) -> list[Trial]:
+    """The trials whose exercises a builder made that has `commit` in its history: the effect of a
+    change is read on those, not pooled with every earlier builder's. A builder git does not know
+    (an early trial's "unknown") is not counted."""
+    def git(*args: str) -> int:
+        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, check=False).returncode
+
+    if git("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}") != 0:
+        raise TrialDataError(f"--built-from {commit}: not a commit of this repository")
+    builders = {t.bugsmith_commit: git("merge-base", "--is-ancestor", commit, t.bugsmith_commit) == 0
+                for t in trials}
+    return [t for t in trials if builders[t.bugsmith_commit]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=TRIALS, help="the trials, one JSON object a line")
@@ -323,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit-file", type=Path, default=FIT_PATH, help="where --write-fit writes")
     parser.add_argument("--attempt", type=Path, metavar="FOLDER",
                         help="print test_runs and wall_seconds of a solved candidate folder, and stop")
+    parser.add_argument("--built-from", metavar="COMMIT",
+                        help="tables and checks over the trials whose builder has COMMIT in its history")
     args = parser.parse_args(argv)
     try:
         if args.attempt:
@@ -333,6 +351,13 @@ def main(argv: list[str] | None = None) -> int:
     except TrialDataError as error:
         print(f"solve_trials: {error}", file=sys.stderr)
         return 2
+    if args.built_from:
+        try:
+            report(built_from(trials, args.built_from), every=args.all)
+        except TrialDataError as error:
+            print(f"solve_trials: {error}", file=sys.stderr)
+            return 2
+        return 0
     report(trials, every=args.all)
     in_fit = sum(t.in_fit for t in trials)
     found = fit(trials)

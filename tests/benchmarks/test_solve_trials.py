@@ -261,3 +261,23 @@ def test_the_script_runs_as_a_script(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and ":1: $.steps: -1 is less than the minimum of 0" in done.stderr
+
+
+def test_built_from_keeps_the_trials_of_builders_since_a_commit(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A change's effect is read on the trials built after it: a builder with the commit in its
+    history counts, an earlier one or one git does not know does not, and a bad commit is an error."""
+    git = ["git", "-C", str(REPO)]
+    if subprocess.run([*git, "rev-parse", "HEAD~1"], capture_output=True, check=False).returncode:
+        pytest.skip("a checkout without history")  # a shallow clone: nothing to compare
+    head, parent = (subprocess.run([*git, "rev-parse", "--short", rev], capture_output=True, text=True,
+                                   check=True).stdout.strip() for rev in ("HEAD", "HEAD~1"))
+    data = write(tmp_path / "t.jsonl", [trial(1, bugsmith_commit=head, score=9), trial(2, bugsmith_commit=parent, score=9),
+                                        trial(3, bugsmith_commit="unknown", score=9)])
+    kept = solve_trials.built_from(solve_trials.load_trials(data), head)
+    assert [t.trial for t in kept] == ["t001"]
+    assert [t.trial for t in solve_trials.built_from(solve_trials.load_trials(data), parent)] == ["t001", "t002"]
+    code, out, err = run(capsys, "--data", data, "--built-from", head)
+    assert code == 0 and "1 trials" in out and "hard        1" in out
+    code, _, err = run(capsys, "--data", data, "--built-from", "no-such-commit")
+    assert code == 2 and err.strip() == "solve_trials: --built-from no-such-commit: not a commit of this repository"

@@ -150,7 +150,9 @@ def test_hard_statements_tell_only_how_many_tests_fail(packs):
         symptom = readme[readme.index("## The symptom"):readme.index("## The problem")]
         names = [s.test.split("::", 1)[1] for s in exercise.symptoms]
         if level == "hard":
-            assert f"{len(exercise.symptoms)} of the visible tests fail. Run them with `python -m pytest`." in symptom
+            count = len(exercise.symptoms)
+            told = ("One of the visible tests fails. Run it" if count == 1 else f"{count} of the visible tests fail. Run them")
+            assert f"{told} with `python -m pytest`." in symptom
             assert not any(name in symptom for name in names)
         else:
             assert all(name in symptom for name in names)

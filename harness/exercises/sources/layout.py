@@ -59,12 +59,13 @@ def _told(problem: Problem, exercise: Exercise, files: dict[str, str]) -> dict[s
 
 
 def shown_line(exercise: Exercise, mutant: Mutant) -> int:
-    """The line of `mutant` in its file as handed out (a hard handout has lost its prose)."""
+    """The line of `mutant` in its file as handed out (a medium or hard handout has lost its prose)."""
     return told_line(exercise.reference[mutant.file], exercise.difficulty.level, mutant.span.line)
 
 
 def told_buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:
-    """`buggy_code` as the exercise's level tells it (a hard one without the rules or the prose),
+    """`buggy_code` as the exercise's level tells it (a medium or hard one without the code's prose,
+    a hard one without the detailed rules too),
     under the project's paths."""
     problem = _problem(root, exercise.problem)
     return _told(problem, exercise, buggy_code(problem, exercise))

@@ -1,13 +1,16 @@
-"""How much prose a handout's code keeps, by the exercise's level: a hard handout keeps none.
+"""How much prose a handout's code keeps, by the exercise's level: a medium or hard one keeps none.
 
 Blind solve trials (benchmarks/solve-trials/) found hard exercises read off the code's own prose:
 a public function's docstring stating the formula its helper breaks, a module docstring's "never
-contain a later row" against `center=True`, a comment one screen away. Dropping the sentences
-near a bug (harness.exercises.measure.clues) leaves the rest of the file's prose, and any of it
-may state what the bug contradicts. A hard handout's code files therefore carry no comments and
-no docstrings at all, as the hard problem text carries no rules (told_statement): the tests state
-them, and finding which one the code breaks is the debugging. Because every file loses all of its
-prose, no gap marks where a sentence stood.
+contain a later row" against `center=True`, a comment one screen away; and a medium one off its
+function's docstring ("drop zero-weight samples" above `keep = weights >= 0`), which the check for
+sentences that state a bug's intent (harness.exercises.measure.intent) did not recognise. Dropping
+the sentences found near a bug (harness.exercises.measure.clues) leaves the rest of the file's
+prose, and any of it may state what the bug contradicts. A medium or hard handout's code files
+therefore carry no comments and no docstrings at all: the rules are in the problem text (medium)
+or in the tests alone (hard, told_statement), and finding which one the code breaks is the
+debugging. Because every file loses all of its prose, no gap marks where a sentence stood. An
+easy handout keeps every word: a sentence that says what the line should do is what makes it easy.
 
 The code is the same code: comments are not code, a docstring becomes `pass` only where it was a
 body's sole statement, and the blank lines a removal would leave at the top of a block or doubled
@@ -26,14 +29,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-STRIPPED_AT = ("hard",)
+STRIPPED_AT = ("medium", "hard")
 # Text in a file that says its docstrings may be read at run time.
 _PROSE_READ = re.compile(r"__doc__|getdoc|>>>|^\s*(?:from|import)\s+(?:click|typer|docopt|fire|argh|plac|invoke)\b",
                          re.MULTILINE)
 
 
 def told_code(source: str, level: str) -> str:
-    """`source` as a handout of `level` shows it: without comments and docstrings when hard."""
+    """`source` as a handout of `level` shows it: without comments and docstrings unless easy."""
     if level not in STRIPPED_AT or _PROSE_READ.search(source):
         return source
     try:
@@ -47,7 +50,14 @@ def _is_prose(statement: cst.BaseStatement | cst.BaseSmallStatement) -> bool:
     """A statement that is a string literal alone (a docstring, or an attribute's)."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         statement = statement.body[0]
-    return isinstance(statement, cst.Expr) and isinstance(statement.value, cst.SimpleString | cst.ConcatenatedString)
+    return isinstance(statement, cst.Expr) and _plain_string(statement.value)
+
+
+def _plain_string(value: cst.BaseExpression) -> bool:
+    # An f-string runs what it holds: a statement of one is code, not prose.
+    if isinstance(value, cst.ConcatenatedString):
+        return _plain_string(value.left) and _plain_string(value.right)
+    return isinstance(value, cst.SimpleString)
 
 
 def _lines_left(lines: Sequence[cst.EmptyLine]) -> Sequence[cst.EmptyLine]:
