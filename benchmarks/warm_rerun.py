@@ -183,12 +183,27 @@ def watched_sweep(project: Path) -> None:
             print(f"watch round after an edit in {file}::{function} (line {line}): {wall:.2f} s"
                   f" (load {os.getloadavg()[0]:.1f})", flush=True)
     finally:
-        os.killpg(watcher.pid, signal.SIGINT)
+        if walls:
+            ordered = sorted(walls)
+            print(f"{len(ordered)} watch rounds, one per edited function: median {statistics.median(ordered):.2f} s,"
+                  f" 90th percentile {ordered[int(0.9 * (len(ordered) - 1))]:.2f} s, max {ordered[-1]:.2f} s",
+                  flush=True)
+        _stop(watcher)
+
+
+def _stop(watcher: subprocess.Popen[str]) -> None:
+    """Ctrl-C to the watcher's process group, timed; if it has not ended within a minute, say so
+    and kill the group (a watcher left behind is a finding, not a reason to lose the figures)."""
+    started = time.monotonic()
+    os.killpg(watcher.pid, signal.SIGINT)
+    try:
         watcher.wait(timeout=60)
-    if walls:
-        walls.sort()
-        print(f"{len(walls)} watch rounds, one per edited function: median {statistics.median(walls):.2f} s,"
-              f" 90th percentile {walls[int(0.9 * (len(walls) - 1))]:.2f} s, max {walls[-1]:.2f} s", flush=True)
+    except subprocess.TimeoutExpired:
+        print("the watcher did not end within 60 s of Ctrl-C: killed", flush=True)
+        os.killpg(watcher.pid, signal.SIGKILL)
+        watcher.wait()
+    else:
+        print(f"the watcher ended {time.monotonic() - started:.1f} s after Ctrl-C", flush=True)
 
 
 def sweep_edits(project: Path) -> list[tuple[str, str, int]]:
