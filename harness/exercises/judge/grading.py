@@ -57,6 +57,7 @@ from bugsmith.harness.exercises.records import Exercise, ExerciseError, is_hidde
 from bugsmith.harness.exercises.sources.handout_names import HandoutNames, pack_names
 from bugsmith.harness.exercises.sources.layout import shown_line
 from bugsmith.harness.exercises.sources.problems import GradingLayout, grading_layout
+from bugsmith.harness.exercises.sources.told_code import told_code
 from bugsmith.harness.shared.protocol import TestOutcome
 from bugsmith.harness.shared.sandbox import Limits, Mount, Sandbox, bugsmith_folders, require_bwrap
 
@@ -306,7 +307,9 @@ def _process(submission: Path, exercise: Exercise, layout: GradingLayout, code: 
     handout (`handed`: its files under the names `names` handed them out with)."""
     handout = names.project_files(handed)
     log = in_project_names(read_attempt(submission, handed), names)
-    return judge(log, handout=handout, code=code, solution={**handout, **exercise.reference},
+    # The solution as the candidate would write it: the reference as the handout tells it.
+    solution = {**handout, **{f: told_code(text, exercise.difficulty.level) for f, text in exercise.reference.items()}}
+    return judge(log, handout=handout, code=code, solution=solution,
                  visible=[t for t in _all_tests(exercise) if not layout.is_hidden(t)], fill=layout.code is not None)
 
 

@@ -71,19 +71,25 @@ def relocated(line: int, before: str, after: str) -> int:
 
 def code_shape(source: str) -> str | None:
     """The code of `source` as a comparison with the reference should see it: its syntax tree
-    without comments, formatting or docstrings (a handout may have lost a docstring sentence,
-    and a fix that restores the code is still the reference's); None if it does not parse."""
+    without comments, formatting or string statements (a handout may have lost a docstring
+    sentence, or every docstring and attribute docstring, and a fix that restores the code is
+    still the reference's); None if it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-                    first.value.value, str):
-                node.body = node.body[1:] or [ast.Pass()]
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
+                kept = [s for s in statements if not _is_string_statement(s)]
+                setattr(node, field, kept or [ast.Pass()])
     return ast.dump(tree)
+
+
+def _is_string_statement(statement: ast.stmt) -> bool:
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str))
 
 
 def drop_clues(source: str, clues: Sequence[Clue]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bugsmith.harness.evaluate import combined_source
 from bugsmith.harness.exercises.records import Exercise
 from bugsmith.harness.exercises.sources.catalogue import problem_named
 from bugsmith.harness.exercises.sources.handout_names import handout_names
@@ -59,8 +60,12 @@ def _told(problem: Problem, exercise: Exercise, files: dict[str, str]) -> dict[s
 
 
 def shown_line(exercise: Exercise, mutant: Mutant) -> int:
-    """The line of `mutant` in its file as handed out (a medium or hard handout has lost its prose)."""
-    return told_line(exercise.reference[mutant.file], exercise.difficulty.level, mutant.span.line)
+    """The line of `mutant` in its file as handed out: the bugs above it in the file may have
+    added or removed lines, and a medium or hard handout has lost its prose."""
+    same_file = [m for m in exercise.mutants if m.file == mutant.file]
+    shift = sum(m.mutated.count("\n") - m.original.count("\n") for m in same_file if m.span.line < mutant.span.line)
+    buggy = combined_source(exercise.reference[mutant.file], same_file)
+    return told_line(buggy, exercise.difficulty.level, mutant.span.line + shift)
 
 
 def told_buggy_code(root: Path | Problem, exercise: Exercise) -> dict[str, str]:

@@ -21,7 +21,8 @@ behaviour (a CLI's help text, docopt's usage), since its tests could then see th
 
 from __future__ import annotations
 
-import difflib
+import ast
+import functools
 import io
 import re
 import tokenize
@@ -33,8 +34,13 @@ STRIPPED_AT = ("medium", "hard")
 # Text in a file that says its docstrings may be read at run time.
 _PROSE_READ = re.compile(r"__doc__|getdoc|>>>|^\s*(?:from|import)\s+(?:click|typer|docopt|fire|argh|plac|invoke)\b",
                          re.MULTILINE)
+# What the first lines of a file may hold for the interpreter rather than the reader.
+_DIRECTIVE = re.compile(r"^#!|^#.*coding[:=]")
+_LAYOUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                     tokenize.ENCODING, tokenize.ENDMARKER})
 
 
+@functools.lru_cache(maxsize=64)
 def told_code(source: str, level: str) -> str:
     """`source` as a handout of `level` shows it: without comments and docstrings unless easy."""
     if level not in STRIPPED_AT or _PROSE_READ.search(source):
@@ -46,10 +52,8 @@ def told_code(source: str, level: str) -> str:
     return module.visit(_Unprosed()).code
 
 
-def _is_prose(statement: cst.BaseStatement | cst.BaseSmallStatement) -> bool:
-    """A statement that is a string literal alone (a docstring, or an attribute's)."""
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-        statement = statement.body[0]
+def _is_prose(statement: cst.BaseSmallStatement) -> bool:
+    """A string literal alone as a statement (a docstring, or an attribute's)."""
     return isinstance(statement, cst.Expr) and _plain_string(statement.value)
 
 
@@ -74,6 +78,9 @@ def _lines_left(lines: Sequence[cst.EmptyLine]) -> Sequence[cst.EmptyLine]:
     return [blank] * max(runs)
 
 
+_PASS = cst.SimpleStatementLine(body=[cst.Pass()])
+
+
 class _Unprosed(cst.CSTTransformer):
     """Every comment and docstring out of a module, with the code untouched."""
 
@@ -96,24 +103,49 @@ class _Unprosed(cst.CSTTransformer):
         return updated_node.with_changes(empty_lines=[line for line in updated_node.empty_lines
                                                       if line.comment is None])
 
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite,
+                                   updated_node: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
+        # `def f(): """doc"""` keeps its one line: `def f(): pass`.
+        body = [small for small in updated_node.body if not _is_prose(small)] or [cst.Pass()]
+        return updated_node.with_changes(body=_unsemicoloned(body))
+
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        directives = [line for line in updated_node.header[:2]
+                      if line.comment is not None and _DIRECTIVE.match(line.comment.value)]
         header = [line for line in updated_node.header if line.comment is None]
         if len(header) != len(updated_node.header):
-            header = []  # a licence or note gone from the top leaves no blank lines there
-        return updated_node.with_changes(header=header, body=_code_of(updated_node.body),
-                                         footer=_lines_left(updated_node.footer))
+            header = directives  # a licence or note gone from the top leaves no blank lines there
+        body = _code_of(updated_node.body)
+        return updated_node.with_changes(header=header, body=body, footer=_lines_left(updated_node.footer),
+                                         has_trailing_newline=bool(body or header))
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
                             updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        footer = [line for line in updated_node.footer if line.comment is None]
-        body = _code_of(updated_node.body) or [cst.SimpleStatementLine(body=[cst.Pass()])]
-        return updated_node.with_changes(body=body, footer=footer)
+        # Blank lines that ended a block before a comment would stand beside the next statement's.
+        footer = [] if any(line.comment is not None for line in updated_node.footer) else updated_node.footer
+        return updated_node.with_changes(body=_code_of(updated_node.body) or [_PASS], footer=footer)
+
+
+def _unsemicoloned(body: Sequence[cst.BaseSmallStatement]) -> list[cst.BaseSmallStatement]:
+    """`body` with the last statement's semicolon gone (`x = 1;` once the docstring after it went)."""
+    if not body:
+        return []
+    return [*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)]
 
 
 def _code_of(body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    """`body` without its string statements; the first statement left starts the block with no
-    blank line above it (the line a docstring or a comment stood on is not marked)."""
-    kept = [statement for statement in body if not _is_prose(statement)]
+    """`body` without its string statements (a line of nothing else goes whole); the first
+    statement left starts the block with no blank line above it (the line a docstring or a
+    comment stood on is not marked)."""
+    kept: list[cst.BaseStatement] = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            small = [part for part in statement.body if not _is_prose(part)]
+            if not small:
+                continue
+            if len(small) != len(statement.body):
+                statement = statement.with_changes(body=_unsemicoloned(small))
+        kept.append(statement)
     if kept and getattr(kept[0], "leading_lines", None):
         kept[0] = kept[0].with_changes(leading_lines=[])
     return kept
@@ -121,25 +153,52 @@ def _code_of(body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
 
 def told_line(source: str, level: str, line: int) -> int:
     """Where line `line` of `source` (1-based) stands in `told_code(source, level)`: the hints,
-    the solution and the answer key point into the file as handed out. A line that is not code
-    (a comment or docstring line) stands where the next code line does."""
+    the solution and the answer key point into the file as handed out. The two files hold the
+    same code tokens in the same order, less the string statements and plus the `pass` that
+    stands for a body that was only prose; a line is mapped by its first code token (a line
+    with none, a comment or docstring line, by the next code token after it)."""
+    lines = _line_map(source, level)
+    if lines is None:
+        return line
+    return next((told_at for at, told_at in lines if at >= line), lines[-1][1] if lines else 1)
+
+
+@functools.lru_cache(maxsize=32)
+def _line_map(source: str, level: str) -> tuple[tuple[int, int], ...] | None:
+    """(line in `source`, line in the told code) of every code token; None when the code is
+    told as it is, or the two do not hold the same code."""
     told = told_code(source, level)
     if told == source:
-        return line
-    before = [_code_part(text) for text in source.splitlines()]
-    after = [text.rstrip() for text in told.splitlines()]
-    blocks = difflib.SequenceMatcher(None, before, after, autojunk=False).get_matching_blocks()
-    for start, told_start, size in blocks:
-        if line - 1 < start + size:  # the block holding the line, or the first one after it
-            return told_start + max(0, line - 1 - start) + 1
-    return len(after)
-
-
-def _code_part(text: str) -> str:
-    """A line without its trailing comment, as told_code leaves it (a `#` inside a string stays)."""
+        return None
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return text.rstrip()
-    comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
-    return text[:comment.start[1]].rstrip() if comment is not None else text.rstrip()
+        spans = _prose_spans(source)
+        before = [t for t in _code_tokens(source) if not _in_prose(t, spans)]
+        after = _code_tokens(told)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    lines: list[tuple[int, int]] = []
+    j = 0
+    for token in before:
+        while j < len(after) and after[j].string != token.string and after[j].string == "pass":
+            j += 1  # a `pass` told_code put in for a body of prose
+        if j == len(after) or after[j].string != token.string:
+            return None
+        lines.append((token.start[0], after[j].start[0]))
+        j += 1
+    return tuple(lines)
+
+
+def _code_tokens(source: str) -> list[tokenize.TokenInfo]:
+    return [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT]
+
+
+def _prose_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where every string statement of `source` starts and ends, (line, column) each."""
+    return [((node.lineno, node.col_offset), (node.end_lineno or node.lineno, node.end_col_offset or 0))
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)]
+
+
+def _in_prose(token: tokenize.TokenInfo, spans: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> bool:
+    return any(start <= token.start and token.end <= end for start, end in spans)
