@@ -163,6 +163,8 @@ def test_every_code_line_of_a_built_in_problem_is_told_at_its_own_text(name: str
 def test_a_fix_of_a_handout_without_prose_is_the_reference_to_the_grader():
     reference = 'RATE = 2\n"""The rate."""\nclass A:\n    """d"""\n    x = 1\n    """x doc"""\nif x:\n    y = 1\nelse:\n    """only"""\n'
     assert code_shape(told_code(reference, "hard")) == code_shape(reference)
+    licensed = '# Licence.\n\n"""A package of nothing but its docstring."""\n'
+    assert told_code(licensed, "hard") == "" and code_shape("") == code_shape(licensed)
 
 
 def test_a_bug_below_another_in_its_file_is_told_at_its_line_in_the_handout():

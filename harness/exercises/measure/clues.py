@@ -83,7 +83,8 @@ def code_shape(source: str) -> str | None:
             statements = getattr(node, field, None)
             if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
                 kept = [s for s in statements if not _is_string_statement(s)]
-                setattr(node, field, kept or [ast.Pass()])
+                # A module of only prose is an empty file once told; a block needs a statement.
+                setattr(node, field, kept or ([] if isinstance(node, ast.Module) else [ast.Pass()]))
     return ast.dump(tree)
 
 
