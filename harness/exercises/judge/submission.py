@@ -245,7 +245,7 @@ def _bug_lines(exercise: Exercise, file: str) -> set[str]:
     (none if the bug only deleted, or only repeated a line found elsewhere)."""
     if file not in exercise.buggy:
         return set()
-    # As handed out: a hard handout's lines have lost their trailing comments (told_code).
+    # As handed out: a medium or hard handout's lines have lost their trailing comments (told_code).
     level = exercise.difficulty.level
     before = told_code(exercise.reference[file], level).splitlines()
     after = told_code(exercise.buggy[file], level).splitlines()
